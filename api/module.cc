@@ -1,0 +1,97 @@
+// WasmModule: loading (binary, text, file) and validation behind the public API.
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "api/module_impl.h"
+#include "binary/decoder.h"
+#include "core/module.h"
+#include "text/text.h"
+#include "validator/validator.h"
+#include "weft/weft.h"
+
+namespace weft {
+
+namespace {
+std::string describe(const Module& m, ExternKind kind, uint32_t type_index, const Import* imp) {
+  switch (kind) {
+    case ExternKind::Func: return to_string(m.types[type_index]);
+    case ExternKind::Table: {
+      TableType t = imp ? imp->table : m.table_type(type_index);
+      return to_string(t.element) + " " + std::to_string(t.limits.min) +
+             (t.limits.max ? " " + std::to_string(*t.limits.max) : "");
+    }
+    case ExternKind::Memory: {
+      MemoryType t = imp ? imp->memory : m.memory_type(type_index);
+      return std::to_string(t.limits.min) + (t.limits.max ? " " + std::to_string(*t.limits.max) : "") + " pages";
+    }
+    case ExternKind::Global: {
+      GlobalType t = imp ? imp->global : m.global_type(type_index);
+      return (t.is_mutable ? "mut " : "") + to_string(t.type);
+    }
+    case ExternKind::Tag: return "tag";
+  }
+  return "";
+}
+}  // namespace
+
+Result<WasmModule> WasmModule::from_ir(const Engine& engine, Module module) {
+  validator::ValidateOptions options;
+  options.enable_simd = engine.config().enable_simd;
+  options.enable_fibers = engine.config().enable_fibers;
+  WEFT_TRY_ASSIGN(validator::ValidationInfo info, validator::validate_module(module, options));
+  auto impl = std::make_shared<Impl>();
+  impl->module = std::make_shared<const Module>(std::move(module));
+  impl->info = std::make_shared<const validator::ValidationInfo>(std::move(info));
+  WasmModule m;
+  m.impl = std::move(impl);
+  return m;
+}
+
+Result<WasmModule> WasmModule::from_binary(const Engine& engine, std::span<const uint8_t> bytes) {
+  binary::DecodeOptions options;
+  options.enable_simd = engine.config().enable_simd;
+  options.enable_fibers = engine.config().enable_fibers;
+  WEFT_TRY_ASSIGN(Module module, binary::decode_module(bytes, options));
+  return from_ir(engine, std::move(module));
+}
+
+Result<WasmModule> WasmModule::from_text(const Engine& engine, std::string_view text) {
+  WEFT_TRY_ASSIGN(Module module, text::parse_module(text));
+  return from_ir(engine, std::move(module));
+}
+
+Result<WasmModule> WasmModule::from_file(const Engine& engine, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(ErrorKind::Io, "cannot open " + path + ": " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  std::string data = buf.str();
+  // Binary modules start with "\0asm"; anything else is treated as text.
+  if (data.size() >= 4 && std::memcmp(data.data(), "\0asm", 4) == 0) {
+    return from_binary(engine, std::span(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
+  }
+  return from_text(engine, data);
+}
+
+std::vector<WasmModule::ImportDesc> WasmModule::imports() const {
+  std::vector<ImportDesc> out;
+  const Module& m = *impl->module;
+  for (const Import& imp : m.imports)
+    out.push_back({imp.module, imp.name, imp.kind, describe(m, imp.kind, imp.type_index, &imp)});
+  return out;
+}
+
+std::vector<WasmModule::ExportDesc> WasmModule::exports() const {
+  std::vector<ExportDesc> out;
+  const Module& m = *impl->module;
+  for (const Export& e : m.exports) {
+    uint32_t type = e.kind == ExternKind::Func ? m.function_type_index(e.index) : e.index;
+    out.push_back({e.name, e.kind, describe(m, e.kind, type, nullptr)});
+  }
+  return out;
+}
+
+const Module& WasmModule::ir() const { return *impl->module; }
+
+}  // namespace weft

@@ -1,0 +1,238 @@
+// Engine, Store, Linker, Instance and Value behind the public API.
+#include <cinttypes>
+#include <cstring>
+
+#include "api/module_impl.h"
+#include "core/module.h"
+#include "interpreter/interpreter.h"
+#include "runtime/instantiate.h"
+#include "runtime/store.h"
+#include "weft/weft.h"
+
+namespace weft {
+
+// ---- Value -------------------------------------------------------------------
+
+Value Value::f32(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return f32_bits(bits);
+}
+Value Value::f64(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  return f64_bits(bits);
+}
+float Value::as_f32() const {
+  float f;
+  uint32_t bits = f32_bits();
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+double Value::as_f64() const {
+  double d;
+  std::memcpy(&d, &raw_[0], 8);
+  return d;
+}
+Value Value::from_raw(ValType type, const uint64_t* slots) {
+  Value v(type, slots[0]);
+  if (type.kind == ValType::V128) v.raw_[1] = slots[1];
+  if (type.kind == ValType::I32 || type.kind == ValType::F32) v.raw_[0] = uint32_t(slots[0]);
+  return v;
+}
+
+std::string Value::to_string() const {
+  char buf[96];
+  switch (type_.kind) {
+    case ValType::I32: std::snprintf(buf, sizeof buf, "%" PRIu32, as_i32()); break;
+    case ValType::I64: std::snprintf(buf, sizeof buf, "%" PRIu64, as_i64()); break;
+    case ValType::F32: std::snprintf(buf, sizeof buf, "%.9g", double(as_f32())); break;
+    case ValType::F64: std::snprintf(buf, sizeof buf, "%.17g", as_f64()); break;
+    case ValType::V128:
+      std::snprintf(buf, sizeof buf, "0x%016" PRIx64 "%016" PRIx64, raw_[1], raw_[0]);
+      break;
+    default:
+      if (is_null()) return "null";
+      if (type_.kind == ValType::ExternRef) std::snprintf(buf, sizeof buf, "extern:%" PRIu64, extern_value());
+      else std::snprintf(buf, sizeof buf, "ref:0x%" PRIx64, raw_[0]);
+      break;
+  }
+  return buf;
+}
+
+// ---- Engine, Linker, Instance ---------------------------------------------
+
+Engine::Engine(Config config) : config_(config) {}
+
+void Linker::define(std::string module, std::string name, Extern value) {
+  for (Entry& e : entries_) {
+    if (e.module == module && e.name == name) {
+      e.value = value;
+      return;
+    }
+  }
+  entries_.push_back({std::move(module), std::move(name), value});
+}
+
+void Linker::define_instance(const std::string& module, const Instance& instance) {
+  for (auto& [name, ext] : instance.exports()) define(module, name, ext);
+}
+
+std::optional<Extern> Linker::find(std::string_view module, std::string_view name) const {
+  for (const Entry& e : entries_)
+    if (e.module == module && e.name == name) return e.value;
+  return std::nullopt;
+}
+
+std::optional<Extern> Instance::get_export(std::string_view name) const {
+  for (auto& [n, v] : raw->exports)
+    if (n == name) return Extern{v.first, v.second};
+  return std::nullopt;
+}
+
+std::vector<std::pair<std::string, Extern>> Instance::exports() const {
+  std::vector<std::pair<std::string, Extern>> out;
+  for (auto& [n, v] : raw->exports) out.push_back({n, Extern{v.first, v.second}});
+  return out;
+}
+
+// ---- Store -------------------------------------------------------------------
+
+Store::Store(const Engine& engine) : engine_(&engine), store_(std::make_unique<runtime::Store>(engine.config())) {
+  store_->set_executor(std::make_unique<interpreter::Interpreter>(*store_));
+}
+
+Store::~Store() = default;
+
+Result<Instance> Store::instantiate(const WasmModule& module, const Linker& linker) {
+  const Module& ir = module.ir();
+  std::vector<runtime::ExternValue> imports;
+  imports.reserve(ir.imports.size());
+  for (const Import& imp : ir.imports) {
+    std::optional<Extern> ext = linker.find(imp.module, imp.name);
+    if (!ext)
+      return make_error(ErrorKind::Unlinkable, "unknown import \"" + imp.module + "\" \"" + imp.name + "\"");
+    imports.push_back({ext->kind, ext->object});
+  }
+  WEFT_TRY_ASSIGN(runtime::Instance * inst,
+                  runtime::instantiate(*store_, module.impl->module, module.impl->info, imports));
+  Instance out;
+  out.raw = inst;
+  return out;
+}
+
+Extern Store::create_host_function(FuncType type, HostCallback callback, std::string debug_name) {
+  FuncType copy = type;
+  runtime::FuncInstance* f = store_->add_host_function(
+      type,
+      [copy, cb = std::move(callback)](const uint64_t* args, uint64_t* results) -> Result<void> {
+        std::vector<Value> in;
+        in.reserve(copy.params.size());
+        for (ValType t : copy.params) {
+          in.push_back(Value::from_raw(t, args));
+          args += t.slots();
+        }
+        std::vector<Value> out(copy.results.size());
+        for (size_t i = 0; i < out.size(); ++i) out[i] = Value::null_ref(copy.results[i]);
+        WEFT_TRY(cb(in, out));
+        for (size_t i = 0; i < out.size(); ++i) {
+          std::memcpy(results, out[i].raw(), copy.results[i].slots() * sizeof(uint64_t));
+          results += copy.results[i].slots();
+        }
+        return {};
+      },
+      std::move(debug_name));
+  return Extern{ExternKind::Func, f};
+}
+
+Extern Store::create_global(GlobalType type, Value init) {
+  auto g = std::make_unique<runtime::GlobalInstance>();
+  g->type = type;
+  g->value[0] = init.raw()[0];
+  g->value[1] = init.raw()[1];
+  return Extern{ExternKind::Global, store_->add_global(std::move(g))};
+}
+
+Extern Store::create_memory(MemoryType type) {
+  auto m = runtime::MemoryInstance::create(type, engine_->config().max_memory_pages);
+  if (!m.ok()) return Extern{ExternKind::Memory, nullptr};
+  return Extern{ExternKind::Memory, store_->add_memory(std::move(m).value())};
+}
+
+Extern Store::create_table(TableType type, Value init) {
+  auto t = std::make_unique<runtime::TableInstance>();
+  t->type = type;
+  t->elements.assign(type.limits.min, init.raw()[0]);
+  return Extern{ExternKind::Table, store_->add_table(std::move(t))};
+}
+
+void Store::define_spectest(Linker& linker) {
+  for (auto& [name, ext] : runtime::create_spectest(*store_)) linker.define("spectest", name, Extern{ext.kind, ext.object});
+}
+
+FuncType Store::function_type(Extern func) const { return *static_cast<runtime::FuncInstance*>(func.object)->type; }
+
+Result<std::vector<Value>> Store::call(Extern func, std::span<const Value> args) {
+  if (func.kind != ExternKind::Func || !func.object) return make_error(ErrorKind::Usage, "not a function");
+  auto* f = static_cast<runtime::FuncInstance*>(func.object);
+  const FuncType& type = *f->type;
+  if (args.size() != type.params.size())
+    return make_error(ErrorKind::Usage, "expected " + std::to_string(type.params.size()) + " arguments, got " +
+                                            std::to_string(args.size()));
+  std::vector<uint64_t> slots(std::max<size_t>(std::max(f->param_slots, f->result_slots), 1));
+  size_t pos = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].type() != type.params[i])
+      return make_error(ErrorKind::Usage, "argument " + std::to_string(i) + " has type " + weft::to_string(args[i].type()) +
+                                              ", expected " + weft::to_string(type.params[i]));
+    std::memcpy(&slots[pos], args[i].raw(), type.params[i].slots() * sizeof(uint64_t));
+    pos += type.params[i].slots();
+  }
+  WEFT_TRY(store_->invoke(f, slots.data()));
+  std::vector<Value> results;
+  pos = 0;
+  for (ValType t : type.results) {
+    results.push_back(Value::from_raw(t, &slots[pos]));
+    pos += t.slots();
+  }
+  return results;
+}
+
+Value Store::global_get(Extern global) const {
+  auto* g = static_cast<runtime::GlobalInstance*>(global.object);
+  return Value::from_raw(g->type.type, g->value);
+}
+
+Result<void> Store::global_set(Extern global, Value value) {
+  auto* g = static_cast<runtime::GlobalInstance*>(global.object);
+  if (!g->type.is_mutable) return make_error(ErrorKind::Usage, "global is immutable");
+  if (value.type() != g->type.type) return make_error(ErrorKind::Usage, "global type mismatch");
+  g->value[0] = value.raw()[0];
+  g->value[1] = value.raw()[1];
+  return {};
+}
+
+GlobalType Store::global_type(Extern global) const { return static_cast<runtime::GlobalInstance*>(global.object)->type; }
+
+uint64_t Store::memory_size_bytes(Extern memory) const {
+  return static_cast<runtime::MemoryInstance*>(memory.object)->size_bytes;
+}
+uint8_t* Store::memory_data(Extern memory) { return static_cast<runtime::MemoryInstance*>(memory.object)->data; }
+
+Result<void> Store::memory_read(Extern memory, uint64_t offset, std::span<uint8_t> out) const {
+  auto* m = static_cast<runtime::MemoryInstance*>(memory.object);
+  if (offset > m->size_bytes || out.size() > m->size_bytes - offset)
+    return make_error(ErrorKind::Trap, "out of bounds memory access");
+  std::memcpy(out.data(), m->data + offset, out.size());
+  return {};
+}
+
+Result<void> Store::memory_write(Extern memory, uint64_t offset, std::span<const uint8_t> in) {
+  auto* m = static_cast<runtime::MemoryInstance*>(memory.object);
+  if (offset > m->size_bytes || in.size() > m->size_bytes - offset)
+    return make_error(ErrorKind::Trap, "out of bounds memory access");
+  std::memcpy(m->data + offset, in.data(), in.size());
+  return {};
+}
+
+}  // namespace weft

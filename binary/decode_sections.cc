@@ -1,0 +1,251 @@
+// Decoding of the declaration sections (type … export, start, data count, tag)
+// and the code section.
+#include "binary/module_decoder.h"
+
+namespace weft::binary::detail {
+
+// ---------------------------------------------------------------------------
+// Shared pieces
+
+bool ModuleDecoder::limits(Reader& r, Limits& out) {
+  // The spec reads the flags as a 1-bit LEB: a continuation bit is "too long",
+  // any other bit "too large". (Wasm 2.0 has no shared or 64-bit limits.)
+  uint8_t flags = 0;
+  if (!r.u8(flags)) return false;
+  if (flags & 0x80) return r.fail_at(r.offset() - 1, "integer representation too long");
+  if (flags > 1) return r.fail_at(r.offset() - 1, "integer too large");
+  uint32_t min = 0, max = 0;
+  if (!r.u32(min)) return false;
+  out.min = min;
+  out.max.reset();
+  if (flags == 1) {
+    // max < min and memory sizes beyond 4 GiB are validation errors, not malformed.
+    if (!r.u32(max)) return false;
+    out.max = max;
+  }
+  return true;
+}
+
+bool ModuleDecoder::table_type(Reader& r, TableType& out) {
+  return read_ref_type(r, out.element) && limits(r, out.limits);
+}
+
+bool ModuleDecoder::global_type(Reader& r, GlobalType& out) {
+  if (!value_type(r, out.type)) return false;
+  uint8_t mut = 0;
+  if (!r.u8(mut)) return false;
+  if (mut > 1) return r.fail_at(r.offset() - 1, "malformed mutability");
+  out.is_mutable = mut == 1;
+  return true;
+}
+
+bool ModuleDecoder::const_expr(Reader& r, ConstExpr& out) {
+  // Any instruction sequence is well-formed here; which instructions are
+  // constant is the validator's business.
+  const uint8_t* start = r.pos();
+  ExprContext ctx;
+  ctx.enable_simd = options.enable_simd;
+  if (!walker.read_expression(r, ctx)) return false;
+  out.code.assign(start, r.pos());
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Sections 1–8, 12, 13
+
+bool ModuleDecoder::type_section(Reader& r) {
+  uint32_t n = 0;
+  if (!r.count(n, 3)) return false;
+  module.types.resize(n);
+  for (FuncType& type : module.types) {
+    uint8_t form = 0;
+    if (!r.u8(form)) return false;
+    if (form != 0x60) return r.fail_at(r.offset() - 1, "malformed function type");
+    for (std::vector<ValType>* list : {&type.params, &type.results}) {
+      uint32_t count = 0;
+      if (!r.count(count)) return false;
+      list->resize(count);
+      for (ValType& t : *list) {
+        if (!value_type(r, t)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool ModuleDecoder::import_section(Reader& r) {
+  uint32_t n = 0;
+  if (!r.count(n, 4)) return false;
+  module.imports.resize(n);
+  for (Import& imp : module.imports) {
+    if (!r.name(imp.module) || !r.name(imp.name)) return false;
+    const uint64_t kind_offset = r.offset();
+    uint8_t kind = 0;
+    if (!r.u8(kind)) return false;
+    switch (kind) {
+      case kExternFunc:
+        imp.kind = ExternKind::Func;
+        if (!r.u32(imp.type_index)) return false;
+        break;
+      case kExternTable:
+        imp.kind = ExternKind::Table;
+        if (!table_type(r, imp.table)) return false;
+        break;
+      case kExternMemory:
+        imp.kind = ExternKind::Memory;
+        if (!limits(r, imp.memory.limits)) return false;
+        break;
+      case kExternGlobal:
+        imp.kind = ExternKind::Global;
+        if (!global_type(r, imp.global)) return false;
+        break;
+      case kExternTag: {
+        if (!options.enable_fibers) return r.fail_at(kind_offset, "malformed import kind");
+        imp.kind = ExternKind::Tag;
+        uint8_t attribute = 0;
+        if (!r.u8(attribute)) return false;
+        if (attribute != 0) return r.fail_at(r.offset() - 1, "malformed tag attribute");
+        if (!r.u32(imp.type_index)) return false;
+        break;
+      }
+      default: return r.fail_at(kind_offset, "malformed import kind");
+    }
+  }
+  return true;
+}
+
+bool ModuleDecoder::function_section(Reader& r) {
+  uint32_t n = 0;
+  if (!r.count(n)) return false;
+  module.functions.resize(n);
+  for (Function& func : module.functions) {
+    if (!r.u32(func.type_index)) return false;
+  }
+  return true;
+}
+
+bool ModuleDecoder::table_section(Reader& r) {
+  uint32_t n = 0;
+  if (!r.count(n, 3)) return false;
+  module.tables.resize(n);
+  for (Table& table : module.tables) {
+    if (!table_type(r, table.type)) return false;
+  }
+  return true;
+}
+
+bool ModuleDecoder::memory_section(Reader& r) {
+  uint32_t n = 0;
+  if (!r.count(n, 2)) return false;
+  module.memories.resize(n);
+  for (Memory& memory : module.memories) {
+    if (!limits(r, memory.type.limits)) return false;
+  }
+  return true;
+}
+
+bool ModuleDecoder::tag_section(Reader& r) {
+  uint32_t n = 0;
+  if (!r.count(n, 2)) return false;
+  module.tags.resize(n);
+  for (Tag& tag : module.tags) {
+    uint8_t attribute = 0;
+    if (!r.u8(attribute)) return false;
+    if (attribute != 0) return r.fail_at(r.offset() - 1, "malformed tag attribute");
+    if (!r.u32(tag.type_index)) return false;
+  }
+  return true;
+}
+
+bool ModuleDecoder::global_section(Reader& r) {
+  uint32_t n = 0;
+  if (!r.count(n, 3)) return false;
+  module.globals.resize(n);
+  for (Global& global : module.globals) {
+    if (!global_type(r, global.type) || !const_expr(r, global.init)) return false;
+  }
+  return true;
+}
+
+bool ModuleDecoder::export_section(Reader& r) {
+  uint32_t n = 0;
+  if (!r.count(n, 3)) return false;
+  module.exports.resize(n);
+  for (Export& exp : module.exports) {
+    if (!r.name(exp.name)) return false;
+    uint8_t kind = 0;
+    if (!r.u8(kind)) return false;
+    if (kind > kExternTag || (kind == kExternTag && !options.enable_fibers)) {
+      return r.fail_at(r.offset() - 1, "malformed export kind");
+    }
+    exp.kind = ExternKind(kind);
+    if (!r.u32(exp.index)) return false;
+  }
+  return true;
+}
+
+bool ModuleDecoder::start_section(Reader& r) {
+  uint32_t index = 0;
+  if (!r.u32(index)) return false;
+  module.start = index;
+  return true;
+}
+
+bool ModuleDecoder::data_count_section(Reader& r) {
+  uint32_t count = 0;
+  if (!r.u32(count)) return false;
+  module.data_count = count;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Code section
+
+bool ModuleDecoder::code_section(Reader& r) {
+  const uint64_t count_offset = r.offset();
+  uint32_t n = 0;
+  if (!r.count(n)) return false;
+  if (n != module.functions.size()) {
+    return r.fail_at(count_offset, "function and code section have inconsistent lengths");
+  }
+  saw_code_section = true;
+  for (Function& func : module.functions) {
+    uint32_t size = 0;
+    if (!r.count(size)) return false;
+    Reader body = r.take(size, kUnexpectedEndOfSection);
+    if (!function_body(body, func)) return false;
+  }
+  return true;
+}
+
+bool ModuleDecoder::function_body(Reader& r, Function& func) {
+  uint32_t groups = 0;
+  if (!r.count(groups, 2)) return false;
+  func.locals.resize(groups);
+  uint64_t total = 0;
+  for (LocalGroup& group : func.locals) {
+    const uint64_t at = r.offset();
+    if (!r.u32(group.count)) return false;
+    total += group.count;
+    // The spec's only bound: the total must fit the u32 local index space.
+    if (total > 0xFFFFFFFFull) return r.fail_at(at, "too many locals");
+    if (!value_type(r, group.type)) return false;
+  }
+
+  const uint8_t* start = r.pos();
+  ExprContext ctx;
+  ctx.enable_simd = options.enable_simd;
+  ctx.check_data_count = true;
+  ctx.have_data_count = module.data_count.has_value();
+  // A body that stops short of its `end`: at the end of the whole input the
+  // spec reader hits end-of-data, elsewhere it reads on into the next body.
+  ctx.missing_end_message = r.end() == bytes.data() + bytes.size() ? kUnexpectedEndOfSection
+                                                                   : "END opcode expected";
+  if (!walker.read_expression(r, ctx)) return false;
+  if (!r.at_end()) return r.fail("section size mismatch");
+  func.body.assign(start, r.pos());
+  func.body_offset = r.offset_of(start);
+  return true;
+}
+
+}  // namespace weft::binary::detail

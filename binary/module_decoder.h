@@ -1,0 +1,87 @@
+// Internal: the state of one decode_module call, shared by the files that
+// decode the module's sections (decoder.cc, decode_sections.cc, decode_segments.cc).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "binary/code_reader.h"
+#include "binary/decoder.h"
+#include "binary/reader.h"
+#include "core/module.h"
+
+namespace weft::binary::detail {
+
+// Known section ids.
+enum SectionId : uint8_t {
+  kCustomSection = 0,
+  kTypeSection = 1,
+  kImportSection = 2,
+  kFunctionSection = 3,
+  kTableSection = 4,
+  kMemorySection = 5,
+  kGlobalSection = 6,
+  kExportSection = 7,
+  kStartSection = 8,
+  kElemSection = 9,
+  kCodeSection = 10,
+  kDataSection = 11,
+  kDataCountSection = 12,
+  kTagSection = 13,  // exception-handling / fiber tags
+};
+
+// The order known sections must appear in (each at most once); the tag
+// section sits between memory and global as in the exception-handling proposal.
+inline constexpr uint8_t kSectionOrder[] = {
+    kTypeSection,  kImportSection, kFunctionSection, kTableSection,     kMemorySection,
+    kTagSection,   kGlobalSection, kExportSection,   kStartSection,     kElemSection,
+    kDataCountSection, kCodeSection, kDataSection,
+};
+
+// Wire encodings of import/export kinds.
+enum ExternByte : uint8_t { kExternFunc = 0, kExternTable = 1, kExternMemory = 2, kExternGlobal = 3, kExternTag = 4 };
+
+struct ModuleDecoder {
+  ModuleDecoder(std::span<const uint8_t> bytes, const DecodeOptions& options)
+      : bytes(bytes), options(options) {}
+
+  Result<Module> decode();
+
+  // decoder.cc
+  bool header(Reader& r);
+  bool section(uint8_t id, Reader& r);
+  bool custom_section(Reader& r, uint8_t after_section);
+
+  // decode_sections.cc
+  bool type_section(Reader& r);
+  bool import_section(Reader& r);
+  bool function_section(Reader& r);
+  bool table_section(Reader& r);
+  bool memory_section(Reader& r);
+  bool tag_section(Reader& r);
+  bool global_section(Reader& r);
+  bool export_section(Reader& r);
+  bool start_section(Reader& r);
+  bool data_count_section(Reader& r);
+  bool code_section(Reader& r);
+  bool function_body(Reader& r, Function& func);
+
+  bool limits(Reader& r, Limits& out);
+  bool table_type(Reader& r, TableType& out);
+  bool global_type(Reader& r, GlobalType& out);
+  bool value_type(Reader& r, ValType& out) { return read_value_type(r, options.enable_simd, out); }
+  bool const_expr(Reader& r, ConstExpr& out);
+
+  // decode_segments.cc
+  bool elem_section(Reader& r);
+  bool data_section(Reader& r);
+
+  std::span<const uint8_t> bytes;
+  DecodeOptions options;
+  Failure failure;
+  Module module;
+  CodeWalker walker;
+  bool saw_code_section = false;
+};
+
+}  // namespace weft::binary::detail

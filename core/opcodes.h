@@ -1,0 +1,91 @@
+// Opcode enumeration and static per-opcode information, expanded from opcodes.def.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "core/types.h"
+
+namespace weft {
+
+// The immediates that follow an opcode in the binary format.
+enum class ImmKind : uint8_t {
+  None,
+  BlockType,     // s33: 0x40 | valtype | type index
+  LabelIdx,      // u32
+  BrTable,       // vec(u32) u32
+  FuncIdx,       // u32
+  CallIndirect,  // typeidx u32, tableidx u32
+  LocalIdx,      // u32
+  GlobalIdx,     // u32
+  TableIdx,      // u32
+  Memarg,        // align u32, offset u32
+  MemIdx,        // one byte, must be 0x00 (memory.size/grow/fill)
+  I32,           // s32
+  I64,           // s64
+  F32,           // 4 bytes
+  F64,           // 8 bytes
+  SelectT,       // vec(valtype)
+  HeapType,      // reftype byte (0x70 / 0x6F)
+  MemoryInit,    // dataidx u32, memory byte 0x00
+  DataIdx,       // u32
+  MemoryCopy,    // two memory bytes 0x00 0x00
+  TableInit,     // elemidx u32, tableidx u32
+  ElemIdx,       // u32
+  TableCopy,     // dst tableidx u32, src tableidx u32
+  V128,          // 16 bytes
+  Lane,          // one lane byte
+  MemargLane,    // memarg, lane byte
+  Shuffle,       // 16 lane bytes
+};
+
+enum class Opcode : uint16_t {
+#define WEFT_OPCODE(name, prefix, code, text, imm, mem, r, a, b, c) name,
+#include "core/opcodes.def"
+  Count_
+};
+
+constexpr uint32_t kOpcodeCount = uint32_t(Opcode::Count_);
+
+// Operand/result type in the opcode table: a value type, "none" or "typed by hand".
+enum class SigType : uint8_t { None, I32, I64, F32, F64, V128, Special };
+
+struct OpcodeInfo {
+  Opcode opcode;
+  uint8_t prefix;       // 0, 0xFC or 0xFD
+  uint32_t code;
+  std::string_view text;
+  ImmKind immediate;
+  uint8_t mem_bytes;    // natural access size for memory instructions
+  SigType result;
+  SigType operands[3];  // bottom .. top; None-terminated
+  uint8_t operand_count() const {
+    return uint8_t((operands[0] != SigType::None) + (operands[1] != SigType::None) + (operands[2] != SigType::None));
+  }
+  bool is_special() const { return result == SigType::Special; }
+};
+
+const OpcodeInfo& opcode_info(Opcode op);
+
+// Binary lookups: single-byte opcodes and prefixed ones (prefix, u32 code).
+std::optional<Opcode> opcode_from_byte(uint8_t byte);
+std::optional<Opcode> opcode_from_prefixed(uint8_t prefix, uint32_t code);
+bool is_prefix_byte(uint8_t byte);  // 0xFC, 0xFD (0xFA: fiber extension, later)
+
+// Text lookup: "i32.add" -> I32Add. Several opcodes share a text name only for
+// `select` (Select / SelectT); this returns Select for it.
+std::optional<Opcode> opcode_from_text(std::string_view text);
+
+inline std::optional<ValType> sig_to_valtype(SigType t) {
+  switch (t) {
+    case SigType::I32: return ValType::i32();
+    case SigType::I64: return ValType::i64();
+    case SigType::F32: return ValType::f32();
+    case SigType::F64: return ValType::f64();
+    case SigType::V128: return ValType::v128();
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,95 @@
+/* weft_jump_fcontext for x86_64 System V: suspend the running fiber on its own stack and resume another. */
+
+/*
+ * transfer_t weft_jump_fcontext(fcontext_t to, void* data);
+ *   rdi = to    the target's fcontext (its saved frame, see below)
+ *   rsi = data  passed through to the target
+ * The target resumes with rax = fcontext of the fiber that just suspended and
+ * rdx = data: for a suspended target that is the return value of its own switch
+ * call; for a fresh one the trampoline (make_*.S) turns it into arguments.
+ *
+ * Saved frame, built on the suspending fiber's stack below the return address our
+ * caller pushed (offsets from the fcontext = RSP after the frame is reserved):
+ *
+ *   -------------------------------------------------------------------------
+ *   | 0x00     | 0x04     | 0x08  | 0x10 | 0x18 | 0x20 | 0x28 | 0x30 | 0x38 | 0x40 |
+ *   | MXCSR    | x87 CW   | owner | R12  | R13  | R14  | R15  | RBX  | RBP  | RIP  |
+ *   -------------------------------------------------------------------------
+ *   MXCSR 4 bytes, x87 CW 2 bytes (+2 unused); owner = %fs:0 of the thread that
+ *   suspended the fiber (fiber_context::can_resume() compares it with the caller's).
+ *   Offsets are named in fibers/arch/layout_x86_64_sysv.h, shared with C++.
+ *
+ * Only callee-saved state is kept: everything else is already dead at a call.
+ * The FP control words are compared and reloaded only when the target's differ
+ * from ours (LDMXCSR/FLDCW are slow, partially serializing instructions, and in
+ * practice all fibers share one FP mode). If only the sticky MXCSR exception
+ * flags differ the target keeps ours, which the ABI allows: flags are caller-saved.
+ */
+
+#include "fibers/arch/layout_x86_64_sysv.h"
+
+        .file   "jump_x86_64_sysv_elf_gas.S"
+        .text
+        .globl  weft_jump_fcontext
+        .hidden weft_jump_fcontext
+        .type   weft_jump_fcontext, @function
+        .p2align 4
+weft_jump_fcontext:
+        .cfi_startproc
+        WEFT_ENDBR                                  /* IBT landing pad: may be reached through a pointer */
+        leaq    -WEFT_FCTX_RESERVE(%rsp), %rsp      /* reserve the frame below our return address (RIP slot) */
+        .cfi_adjust_cfa_offset WEFT_FCTX_RESERVE
+        stmxcsr WEFT_FCTX_MXCSR(%rsp)               /* save MXCSR (its control bits are callee-saved) */
+        fnstcw  WEFT_FCTX_X87CW(%rsp)               /* save the x87 control word (callee-saved) */
+        movq    %fs:0, %rcx                         /* thread pointer = identity of the running thread */
+        movq    %rcx, WEFT_FCTX_OWNER(%rsp)         /* the suspending fiber is owned by this thread */
+        movq    %r12, WEFT_FCTX_R12(%rsp)           /* save R12 */
+        .cfi_rel_offset r12, WEFT_FCTX_R12
+        movq    %r13, WEFT_FCTX_R13(%rsp)           /* save R13 */
+        .cfi_rel_offset r13, WEFT_FCTX_R13
+        movq    %r14, WEFT_FCTX_R14(%rsp)           /* save R14 */
+        .cfi_rel_offset r14, WEFT_FCTX_R14
+        movq    %r15, WEFT_FCTX_R15(%rsp)           /* save R15 */
+        .cfi_rel_offset r15, WEFT_FCTX_R15
+        movq    %rbx, WEFT_FCTX_RBX(%rsp)           /* save RBX */
+        .cfi_rel_offset rbx, WEFT_FCTX_RBX
+        movq    %rbp, WEFT_FCTX_RBP(%rsp)           /* save RBP */
+        .cfi_rel_offset rbp, WEFT_FCTX_RBP
+
+        movq    %rsp, %rax                          /* rax = our fcontext: first half of the target's transfer_t */
+        movq    %rdi, %rsp                          /* switch stacks: from here on we run as the target (same frame shape, so the CFI still holds) */
+
+        movl    WEFT_FCTX_MXCSR(%rax), %ecx         /* our MXCSR, as just saved */
+        xorl    WEFT_FCTX_MXCSR(%rsp), %ecx         /* bits that differ from the target's saved MXCSR */
+        testl   $WEFT_MXCSR_CONTROL_MASK, %ecx      /* do any control bits differ? */
+        jnz     .Lload_mxcsr                        /* rare: the fibers run in different FP modes */
+.Lmxcsr_done:
+        movzwl  WEFT_FCTX_X87CW(%rax), %ecx         /* our x87 control word */
+        cmpw    WEFT_FCTX_X87CW(%rsp), %cx          /* same as the target's? */
+        jne     .Lload_x87cw                        /* rare: different x87 precision/rounding */
+.Lx87cw_done:
+        .cfi_remember_state
+        movq    WEFT_FCTX_R12(%rsp), %r12           /* restore R12 */
+        movq    WEFT_FCTX_R13(%rsp), %r13           /* restore R13 */
+        movq    WEFT_FCTX_R14(%rsp), %r14           /* restore R14 */
+        movq    WEFT_FCTX_R15(%rsp), %r15           /* restore R15 */
+        movq    WEFT_FCTX_RBX(%rsp), %rbx           /* restore RBX */
+        movq    WEFT_FCTX_RBP(%rsp), %rbp           /* restore RBP */
+        movq    WEFT_FCTX_RIP(%rsp), %r8            /* resume address of the target */
+        .cfi_register rip, r8
+        leaq    WEFT_FCTX_SIZE(%rsp), %rsp          /* pop the frame and the RIP slot: RSP is the target's again */
+        .cfi_def_cfa_offset 0
+        movq    %rsi, %rdx                          /* rdx = data: second half of the transfer_t */
+        notrack jmp *%r8                            /* resume (a jump, not RET: the return-stack predictor would miss) */
+        .cfi_restore_state                          /* the out-of-line reloads below still run inside the frame */
+
+.Lload_mxcsr:
+        ldmxcsr WEFT_FCTX_MXCSR(%rsp)               /* take over the target's MXCSR */
+        jmp     .Lmxcsr_done
+.Lload_x87cw:
+        fldcw   WEFT_FCTX_X87CW(%rsp)               /* take over the target's x87 control word */
+        jmp     .Lx87cw_done
+        .cfi_endproc
+        .size   weft_jump_fcontext, .-weft_jump_fcontext
+
+        weft_object_notes

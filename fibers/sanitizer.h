@@ -1,0 +1,30 @@
+// Hooks that tell AddressSanitizer and valgrind about fiber stacks and switches.
+//
+// Active when the build defines WEFT_FIBER_SANITIZER_ANNOTATIONS=1 (CMake option of
+// the same name, on by default with WEFT_SANITIZE). Without them ASan misreads a
+// switch as a wild stack-pointer jump: stale poisoning of reused stacks, false
+// reports after exceptions, and lost fake stacks; valgrind warns on every switch.
+#pragma once
+
+#include <cstddef>
+
+namespace weft::fibers::detail {
+
+#if defined(WEFT_FIBER_SANITIZER_ANNOTATIONS) && WEFT_FIBER_SANITIZER_ANNOTATIONS
+inline constexpr bool kAnnotate = true;
+#else
+inline constexpr bool kAnnotate = false;
+#endif
+
+// Before a switch: the stack about to run is [bottom, bottom + size). A null
+// fake_stack_save means the running fiber is finished and its fake stack can go.
+void annotate_switch_start(void** fake_stack_save, const void* bottom, std::size_t size) noexcept;
+// First thing after a switch, on the new stack: `fake_stack` is what this fiber
+// saved when it suspended (null on its first run); receives the previous stack's bounds.
+void annotate_switch_finish(void* fake_stack, const void** bottom_old, std::size_t* size_old) noexcept;
+// A fiber is about to use [base, base + size): clears poisoning left by an earlier
+// fiber on a reused stack and registers it with valgrind (returns valgrind's id).
+unsigned annotate_stack_created(void* base, std::size_t size) noexcept;
+void annotate_stack_destroyed(unsigned valgrind_id) noexcept;
+
+}  // namespace weft::fibers::detail

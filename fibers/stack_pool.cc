@@ -1,0 +1,158 @@
+// StackPool: slab reservation, carving, pooling and trimming of fiber stacks (Linux mmap/madvise).
+#include "fibers/stack_pool.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <new>
+
+namespace weft::fibers {
+
+namespace {
+
+constexpr std::size_t kStackAlignment = 64;  // a cache line; also satisfies both ABIs' 16 bytes
+constexpr std::size_t kMinStackSize = 256;
+
+std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+std::uintptr_t address(const std::byte* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+}  // namespace
+
+const char* stack_error_name(StackError error) {
+  switch (error) {
+    case StackError::None: return "none";
+    case StackError::LimitReached: return "fiber stack limit reached";
+    case StackError::OutOfMemory: return "out of memory for fiber stacks";
+  }
+  return "unknown";
+}
+
+StackPool::StackPool(const StackPoolConfig& config)
+    : config_(config), page_size_(static_cast<std::size_t>(sysconf(_SC_PAGESIZE))) {
+  // Normalise rather than reject: every configuration yields a working pool.
+  config_.stack_size = std::max(config_.stack_size, kMinStackSize);
+  config_.stack_size = round_up(config_.stack_size, config_.guard_pages ? page_size_ : kStackAlignment);
+  guard_bytes_ = config_.guard_pages * page_size_;
+  stride_ = config_.stack_size + guard_bytes_;
+  slab_bytes_ = round_up(std::max(config_.slab_size, stride_), page_size_);
+  // Whole stacks only: the tail of a slab that cannot hold one is never carved.
+  config_.slab_size = slab_bytes_;
+}
+
+StackPool::~StackPool() {
+  collect_released();
+  if (in_use_ != 0) return;  // live fibers still run on these slabs: leave them mapped
+  for (std::byte* slab : slabs_) munmap(slab, slab_bytes_);
+}
+
+bool StackPool::map_slab() noexcept {
+  const std::size_t stacks_per_slab = slab_bytes_ / stride_;
+  try {
+    // Reserve bookkeeping up front so release() can never need to allocate.
+    const std::size_t total = (slabs_.size() + 1) * stacks_per_slab;
+    hot_.reserve(total);
+    cold_.reserve(total);
+    slabs_.reserve(slabs_.size() + 1);
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  // Guarded slabs start inaccessible and each stack is made accessible when carved;
+  // unguarded ones are accessible at once. MAP_NORESERVE: no commit charge for the
+  // reservation, pages are committed on first touch.
+  const int prot = guard_bytes_ ? PROT_NONE : PROT_READ | PROT_WRITE;
+  void* slab = mmap(nullptr, slab_bytes_, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (slab == MAP_FAILED) return false;
+  // Transparent huge pages would commit 2 MiB where a fiber touches a few KiB.
+  madvise(slab, slab_bytes_, MADV_NOHUGEPAGE);
+  slabs_.push_back(static_cast<std::byte*>(slab));
+  carve_next_ = static_cast<std::byte*>(slab);
+  carve_end_ = carve_next_ + stacks_per_slab * stride_;
+  return true;
+}
+
+void StackPool::collect_released() noexcept {
+  RemoteNode* node = remote_.exchange(nullptr, std::memory_order_acquire);
+  while (node) {
+    RemoteNode* next = node->next;  // read before the stack may be reused
+    hot_.push_back(node->base);
+    --in_use_;
+    node = next;
+  }
+}
+
+StackResult StackPool::allocate() noexcept {
+  if (hot_.empty() && cold_.empty() && remote_.load(std::memory_order_relaxed)) collect_released();
+  std::byte* base = nullptr;
+  if (!hot_.empty()) {
+    base = hot_.back();
+    hot_.pop_back();
+  } else if (!cold_.empty()) {
+    base = cold_.back();
+    cold_.pop_back();
+  } else {
+    if (config_.max_stacks && in_use_ >= config_.max_stacks) return StackError::LimitReached;
+    if (carve_next_ == carve_end_ && !map_slab()) return StackError::OutOfMemory;
+    base = carve_next_ + guard_bytes_;  // the guard sits below the stack it protects
+    if (guard_bytes_ && mprotect(base, config_.stack_size, PROT_READ | PROT_WRITE) != 0) {
+      return StackError::OutOfMemory;  // typically vm.max_map_count: each guard splits the mapping
+    }
+    carve_next_ += stride_;
+  }
+  ++in_use_;
+  return Stack{base, config_.stack_size};
+}
+
+void StackPool::release(Stack stack) noexcept {
+  hot_.push_back(stack.base);  // capacity reserved in map_slab(): cannot allocate
+  --in_use_;
+}
+
+void StackPool::release_from_any_thread(Stack stack) noexcept {
+  // The node lives at the top of the released stack: its memory is ours again and
+  // stays untouched until the owner reclaims it.
+  auto* node = reinterpret_cast<RemoteNode*>(stack.top() - sizeof(RemoteNode));
+  node->base = stack.base;
+  node->next = remote_.load(std::memory_order_relaxed);
+  while (!remote_.compare_exchange_weak(node->next, node, std::memory_order_release, std::memory_order_relaxed)) {
+  }
+}
+
+std::size_t StackPool::trim(std::size_t keep_hot) noexcept {
+  collect_released();
+  if (hot_.size() <= keep_hot) return 0;
+  // The most recently released stacks are at the back of hot_; trim the others.
+  const auto first = hot_.begin();
+  const auto last = hot_.end() - static_cast<std::ptrdiff_t>(keep_hot);
+  std::sort(first, last);
+  const int advice = config_.trim_mode == TrimMode::Free ? MADV_FREE : MADV_DONTNEED;
+  std::size_t advised = 0;
+  // Coalesce stacks that are adjacent in a slab into one madvise, and only ever
+  // touch pages that lie entirely inside released stacks: small stacks share pages
+  // with neighbours that may still be running.
+  auto flush = [&](std::uintptr_t begin, std::uintptr_t end) {
+    const std::uintptr_t lo = round_up(begin, page_size_);
+    const std::uintptr_t hi = end / page_size_ * page_size_;
+    if (hi > lo && madvise(reinterpret_cast<void*>(lo), hi - lo, advice) == 0) advised += hi - lo;
+  };
+  std::uintptr_t run_begin = 0, run_end = 0;
+  for (auto it = first; it != last; ++it) {
+    const std::uintptr_t begin = address(*it);
+    if (guard_bytes_ == 0 && begin == run_end) {  // contiguous with the current run
+      run_end = begin + config_.stack_size;
+      continue;
+    }
+    if (run_end != 0) flush(run_begin, run_end);
+    run_begin = begin;
+    run_end = begin + config_.stack_size;
+  }
+  if (run_end != 0) flush(run_begin, run_end);
+  cold_.insert(cold_.end(), first, last);  // capacity reserved in map_slab()
+  hot_.erase(first, last);
+  return advised;
+}
+
+}  // namespace weft::fibers

@@ -1,0 +1,178 @@
+// The public embedding API of weft: configure an engine, load (binary or text),
+// validate, link and instantiate modules with host functions, call exports with
+// typed values, read and write memory and globals. Failures are values
+// (weft::Error) carrying a kind, a message, a location and, for traps, a Wasm
+// backtrace. The `weft` CLI is written only against this header.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/types.h"
+#include "weft/config.h"
+
+namespace weft {
+
+struct Module;  // core IR (core/module.h)
+
+namespace runtime {
+class Store;
+struct Instance;
+struct FuncInstance;
+struct MemoryInstance;
+struct TableInstance;
+struct GlobalInstance;
+}  // namespace runtime
+
+// A Wasm value with its type. References: funcref holds an opaque function
+// handle, externref an arbitrary 64-bit host value (null is separate).
+class Value {
+ public:
+  Value() = default;
+  static Value i32(uint32_t v) { return Value(ValType::i32(), v); }
+  static Value i64(uint64_t v) { return Value(ValType::i64(), v); }
+  static Value f32_bits(uint32_t bits) { return Value(ValType::f32(), bits); }
+  static Value f64_bits(uint64_t bits) { return Value(ValType::f64(), bits); }
+  static Value f32(float v);
+  static Value f64(double v);
+  static Value v128(uint64_t lo, uint64_t hi) { Value r(ValType::v128(), lo); r.raw_[1] = hi; return r; }
+  static Value null_ref(ValType type) { return Value(type, 0); }
+  static Value extern_ref(uint64_t host_value) { return Value(ValType::externref(), host_value + 1); }
+
+  ValType type() const { return type_; }
+  uint32_t as_i32() const { return uint32_t(raw_[0]); }
+  uint64_t as_i64() const { return raw_[0]; }
+  uint32_t f32_bits() const { return uint32_t(raw_[0]); }
+  uint64_t f64_bits() const { return raw_[0]; }
+  float as_f32() const;
+  double as_f64() const;
+  bool is_null() const { return type_.is_ref() && raw_[0] == 0; }
+  uint64_t extern_value() const { return raw_[0] - 1; }  // valid for non-null externref
+
+  // The executor representation: one or two 64-bit slots. Reference slots hold
+  // a FuncInstance* for funcref and host_value + 1 for externref (0 = null).
+  static Value from_raw(ValType type, const uint64_t* slots);
+  const uint64_t* raw() const { return raw_; }
+
+  std::string to_string() const;  // "i32:42", "f64:0x1p+0", "externref:7", "funcref:null"
+
+ private:
+  Value(ValType t, uint64_t v) : type_(t) { raw_[0] = v; }
+  ValType type_ = ValType::i32();
+  uint64_t raw_[2] = {0, 0};
+};
+
+class Engine;
+class Store;
+
+// A decoded and validated module; cheap to copy (shared, immutable).
+class WasmModule {
+ public:
+  static Result<WasmModule> from_binary(const Engine& engine, std::span<const uint8_t> bytes);
+  static Result<WasmModule> from_text(const Engine& engine, std::string_view text);
+  // Validates an already-parsed IR module (e.g. from a WAST script).
+  static Result<WasmModule> from_ir(const Engine& engine, Module module);
+  // Loads a file: `.wat`/`.wast`-looking text or a binary (decided by the magic bytes).
+  static Result<WasmModule> from_file(const Engine& engine, const std::string& path);
+
+  struct ImportDesc { std::string module, name; ExternKind kind; std::string type; };
+  struct ExportDesc { std::string name; ExternKind kind; std::string type; };
+  std::vector<ImportDesc> imports() const;
+  std::vector<ExportDesc> exports() const;
+  const Module& ir() const;
+
+  struct Impl;
+  std::shared_ptr<const Impl> impl;
+};
+
+// A reference to an entity owned by a Store: a function, table, memory or global.
+struct Extern {
+  ExternKind kind = ExternKind::Func;
+  void* object = nullptr;  // runtime::FuncInstance* / TableInstance* / MemoryInstance* / GlobalInstance*
+};
+
+// Host function callback: read `args`, write `results` (sized to the type), or
+// return an Error (kind Trap) to trap.
+using HostCallback = std::function<Result<void>(std::span<const Value> args, std::span<Value> results)>;
+
+// An instantiated module.
+class Instance {
+ public:
+  std::optional<Extern> get_export(std::string_view name) const;
+  std::vector<std::pair<std::string, Extern>> exports() const;
+  runtime::Instance* raw = nullptr;
+};
+
+// Name-based import resolution, as in wasmtime's Linker.
+class Linker {
+ public:
+  void define(std::string module, std::string name, Extern value);
+  void define_instance(const std::string& module, const Instance& instance);
+  std::optional<Extern> find(std::string_view module, std::string_view name) const;
+
+ private:
+  struct Entry { std::string module, name; Extern value; };
+  std::vector<Entry> entries_;
+};
+
+class Engine {
+ public:
+  explicit Engine(Config config = {});
+  const Config& config() const { return config_; }
+
+ private:
+  Config config_;
+};
+
+// Owns all runtime objects (instances, functions, memories, tables, globals).
+class Store {
+ public:
+  explicit Store(const Engine& engine);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const Engine& engine() const { return *engine_; }
+
+  // Instantiates: resolves imports (Unlinkable), initialises segments and runs
+  // the start function (Uninstantiable / Trap / Exhaustion errors).
+  Result<Instance> instantiate(const WasmModule& module, const Linker& linker);
+
+  Extern create_host_function(FuncType type, HostCallback callback, std::string debug_name = "host");
+  Extern create_global(GlobalType type, Value init);
+  Extern create_memory(MemoryType type);
+  Extern create_table(TableType type, Value init);
+
+  // Defines the spec test suite's "spectest" module in `linker`
+  // (print*, global_i32/i64/f32/f64, table, memory).
+  void define_spectest(Linker& linker);
+
+  // Calls a function. Traps come back as Error{Trap|Exhaustion} with a backtrace in `detail`.
+  Result<std::vector<Value>> call(Extern func, std::span<const Value> args);
+  FuncType function_type(Extern func) const;
+
+  Value global_get(Extern global) const;
+  Result<void> global_set(Extern global, Value value);
+  GlobalType global_type(Extern global) const;
+
+  // Memory access (bounds-checked).
+  uint64_t memory_size_bytes(Extern memory) const;
+  uint8_t* memory_data(Extern memory);
+  Result<void> memory_read(Extern memory, uint64_t offset, std::span<uint8_t> out) const;
+  Result<void> memory_write(Extern memory, uint64_t offset, std::span<const uint8_t> in);
+
+  runtime::Store& raw() { return *store_; }
+
+ private:
+  const Engine* engine_;
+  std::unique_ptr<runtime::Store> store_;
+};
+
+}  // namespace weft

@@ -1,0 +1,57 @@
+// The interpreter's compact internal code and per-function metadata.
+//
+// Format: a stream of 32-bit words. Each instruction is one op word — the
+// handler's address as an offset from a base label of the dispatch loop
+// (direct threading without a table load) — followed by its operand words:
+// frame slot indices (locals, constants and operand-stack temporaries all live
+// in one frame of 64-bit slots, so an `i32.add` is `op dst a b` with no pushes
+// or pops), relative branch offsets (in words, from the op word), and 64-bit
+// pointers split in two words. Branch targets, slot numbers and callee/global
+// addresses are resolved once at translation; nothing is decoded at run time.
+//
+// Frame layout (slots): [params][declared locals][constants][operand temps].
+// A call passes arguments in place: the callee's frame starts at the caller's
+// first argument temp, and results come back in the same slots.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/objects.h"
+
+namespace weft::interpreter {
+
+enum class IOp : uint16_t {
+#define WEFT_OPCODE(name, prefix, code, text, imm, mem, r, a, b, c) name,
+#include "core/opcodes.def"
+#define WEFT_IOP(name, words) name,
+#include "interpreter/internal_ops.def"
+  Count_
+};
+constexpr uint32_t kIOpCount = uint32_t(IOp::Count_);
+
+// One 64-bit frame slot viewed as each value type (little-endian: i32/f32 use
+// the low half). Unions are GCC/Clang's sanctioned way to type-pun.
+union Slot {
+  uint64_t u64;
+  int64_t i64;
+  uint32_t u32;
+  int32_t i32;
+  float f32;
+  double f64;
+};
+static_assert(sizeof(Slot) == 8);
+
+struct CompiledFunction {
+  std::vector<uint32_t> code;
+  std::vector<uint64_t> constants;   // copied into the frame's constant slots on entry
+  runtime::FuncInstance* func = nullptr;
+  runtime::MemoryInstance* memory = nullptr;  // the instance's memory 0 (or an empty one)
+  uint32_t param_slots = 0;
+  uint32_t local_slots = 0;          // declared locals (zeroed on entry)
+  uint32_t const_base = 0;           // first constant slot
+  uint32_t frame_slots = 0;          // params + locals + constants + max operand temps
+  uint32_t result_slots = 0;
+};
+
+}  // namespace weft::interpreter

@@ -1,0 +1,194 @@
+// The dispatch loop: direct-threaded over the compact code (code.h), with all
+// interpreter state in locals the compiler keeps in registers (pc, fp, memory
+// base and size). Handlers are grouped by family below; numeric, load and store
+// handlers are expanded from the generated numeric_handlers.inc.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "interpreter/interpreter.h"
+#include "interpreter/translate.h"
+#include "runtime/numeric.h"
+#include "runtime/trap.h"
+
+namespace weft::interpreter {
+
+namespace {
+const int32_t* g_handler_offsets = nullptr;
+
+template <class T>
+inline T read_ptr(const uint32_t* words) {
+  uint64_t v = uint64_t(words[0]) | (uint64_t(words[1]) << 32);
+  return reinterpret_cast<T>(v);
+}
+
+runtime::TrapKind trap_kind_of(numeric::TrapCode code) {
+  switch (code) {
+    case numeric::TrapCode::IntegerDivideByZero: return runtime::TrapKind::IntegerDivideByZero;
+    case numeric::TrapCode::IntegerOverflow: return runtime::TrapKind::IntegerOverflow;
+    default: return runtime::TrapKind::InvalidConversion;
+  }
+}
+
+std::string backtrace(const Frame* frames, uint32_t entry_depth, uint32_t depth, const CompiledFunction* current) {
+  std::string out;
+  auto line = [&](const CompiledFunction* fn) {
+    if (!fn || !fn->func) return;
+    const runtime::FuncInstance* f = fn->func;
+    out += "  at " + f->instance->module->function_name(f->index) + "\n";
+  };
+  line(current);
+  // Show at most 32 frames: deep recursion would otherwise print thousands.
+  uint32_t shown = 1;
+  for (uint32_t d = depth; d > entry_depth && shown < 32; --d, ++shown) line(frames[d - 1].fn);
+  if (depth - entry_depth + 1 > 32) out += "  … " + std::to_string(depth - entry_depth + 1 - 32) + " more frames\n";
+  return out;
+}
+}  // namespace
+
+static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* fp) {
+  // The op word of every IOp: its handler's offset from L_base.
+  static const int32_t kOffsets[] = {
+#define WEFT_OPCODE(name, prefix, code, text, imm, mem, r, a, b, c) int32_t(static_cast<const char*>(&&L_##name) - static_cast<const char*>(&&L_base)),
+#include "core/opcodes.def"
+#define WEFT_IOP(name, words) int32_t(static_cast<const char*>(&&L_##name) - static_cast<const char*>(&&L_base)),
+#include "interpreter/internal_ops.def"
+  };
+  static_assert(sizeof(kOffsets) / sizeof(kOffsets[0]) == kIOpCount);
+  if (interp == nullptr) {
+    g_handler_offsets = kOffsets;
+    return {};
+  }
+
+  runtime::ExecStack& stack = interp->store().stack();
+  Frame* const frames = interp->frames().data();
+  const uint32_t entry_depth = stack.depth;
+  uint32_t depth = entry_depth;
+  const uint32_t max_depth = stack.max_depth;
+  Slot* const stack_limit = reinterpret_cast<Slot*>(stack.limit);
+  runtime::TrapKind trap = runtime::TrapKind::Unreachable;
+  Error host_error;
+  runtime::FuncInstance* host_callee = nullptr;  // operands of the shared host-call path
+  Slot* host_args = nullptr;
+
+  const uint32_t* pc;
+  uint8_t* mem_base;
+  uint64_t mem_size;
+
+#define RELOAD_MEMORY()               \
+  do {                                \
+    mem_base = fn->memory->data;      \
+    mem_size = fn->memory->size_bytes; \
+  } while (0)
+#define DISPATCH() goto* static_cast<const void*>(reinterpret_cast<const char*>(&&L_base) + int32_t(*pc))
+#define TRAP(kind)    \
+  do {                \
+    trap = (kind);    \
+    goto trapped;     \
+  } while (0)
+#define S(i) fp[pc[i]]
+
+  // Function entry: zero declared locals, load constants (frame bounds were
+  // checked by the caller).
+#define ENTER_FRAME()                                                                                  \
+  do {                                                                                                 \
+    std::memset(fp + fn->param_slots, 0, size_t(fn->local_slots) * sizeof(Slot));                     \
+    if (!fn->constants.empty())                                                                        \
+      std::memcpy(fp + fn->const_base, fn->constants.data(), fn->constants.size() * sizeof(uint64_t)); \
+    pc = fn->code.data();                                                                              \
+  } while (0)
+
+  if (depth >= max_depth || fp + fn->frame_slots > stack_limit) {
+    trap = runtime::TrapKind::CallStackExhausted;
+    goto trapped;
+  }
+  ENTER_FRAME();
+  RELOAD_MEMORY();
+  DISPATCH();
+
+L_base:
+  // ---- numeric, loads, stores (generated rows) ------------------------------
+#define WEFT_UNOP(Name, fn_, rf, af) \
+  L_##Name : S(1).rf = numeric::fn_(S(2).af); pc += 3; DISPATCH();
+#define WEFT_BINOP(Name, fn_, rf, af, bf) \
+  L_##Name : S(1).rf = numeric::fn_(S(2).af, S(3).bf); pc += 4; DISPATCH();
+#define WEFT_UNOP_TRAP(Name, fn_, rf, af)                                       \
+  L_##Name : {                                                                 \
+    decltype(S(1).rf) result_;                                                 \
+    numeric::TrapCode code_ = numeric::fn_(S(2).af, result_);                  \
+    if (__builtin_expect(code_ != numeric::TrapCode::None, 0)) TRAP(trap_kind_of(code_)); \
+    S(1).rf = result_;                                                         \
+    pc += 3;                                                                   \
+    DISPATCH();                                                                \
+  }
+#define WEFT_BINOP_TRAP(Name, fn_, rf, af, bf)                                  \
+  L_##Name : {                                                                 \
+    decltype(S(1).rf) result_;                                                 \
+    numeric::TrapCode code_ = numeric::fn_(S(2).af, S(3).bf, result_);         \
+    if (__builtin_expect(code_ != numeric::TrapCode::None, 0)) TRAP(trap_kind_of(code_)); \
+    S(1).rf = result_;                                                         \
+    pc += 4;                                                                   \
+    DISPATCH();                                                                \
+  }
+  // Effective address = zero-extended i32 + static offset, checked against the
+  // current size in 64-bit arithmetic (no overflow possible).
+#define WEFT_LOAD(Name, rf, T)                                                 \
+  L_##Name : {                                                                 \
+    uint64_t ea_ = uint64_t(S(2).u32) + pc[3];                                 \
+    if (__builtin_expect(ea_ + sizeof(T) > mem_size, 0)) TRAP(runtime::TrapKind::MemoryOutOfBounds); \
+    T v_;                                                                      \
+    std::memcpy(&v_, mem_base + ea_, sizeof(T));                               \
+    S(1).rf = static_cast<decltype(S(1).rf)>(v_);                              \
+    pc += 4;                                                                   \
+    DISPATCH();                                                                \
+  }
+#define WEFT_STORE(Name, vf, T)                                                \
+  L_##Name : {                                                                 \
+    uint64_t ea_ = uint64_t(S(1).u32) + pc[3];                                 \
+    if (__builtin_expect(ea_ + sizeof(T) > mem_size, 0)) TRAP(runtime::TrapKind::MemoryOutOfBounds); \
+    T v_ = static_cast<T>(S(2).vf);                                            \
+    std::memcpy(mem_base + ea_, &v_, sizeof(T));                               \
+    pc += 4;                                                                   \
+    DISPATCH();                                                                \
+  }
+#define WEFT_NO_HANDLER(Name) L_##Name:
+#include "interpreter/numeric_handlers.inc"
+  // Instructions translated to I* ops (or not executable yet) never appear in code.
+  TRAP(runtime::TrapKind::Unreachable);
+
+#include "interpreter/handlers_control.inc"
+#include "interpreter/handlers_memory.inc"
+#include "interpreter/handlers_variable.inc"
+
+trapped: {
+  std::string trace = backtrace(frames, entry_depth, depth, fn);
+  stack.depth = entry_depth;
+  if (trap == runtime::TrapKind::HostTrap) {
+    host_error.detail = trace + host_error.detail;
+    return host_error;
+  }
+  Error e = make_error(trap == runtime::TrapKind::CallStackExhausted ? ErrorKind::Exhaustion : ErrorKind::Trap,
+                       runtime::trap_message(trap));
+  e.detail = std::move(trace);
+  return e;
+}
+finished:
+  stack.depth = entry_depth;
+  return {};
+
+#undef S
+#undef TRAP
+#undef DISPATCH
+#undef RELOAD_MEMORY
+#undef ENTER_FRAME
+}
+
+Result<void> execute(Interpreter& interp, const CompiledFunction* fn, Slot* fp) { return run(&interp, fn, fp); }
+
+const int32_t* handler_offsets() {
+  if (!g_handler_offsets) (void)run(nullptr, nullptr, nullptr);
+  return g_handler_offsets;
+}
+
+}  // namespace weft::interpreter

@@ -1,0 +1,66 @@
+// The interpreter Executor: instance preparation and host → Wasm entry.
+#include "interpreter/interpreter.h"
+
+#include <cstring>
+
+#include "interpreter/translate.h"
+#include "runtime/trap.h"
+
+namespace weft::interpreter {
+
+namespace {
+struct InstanceCode {
+  std::vector<std::unique_ptr<CompiledFunction>> functions;
+};
+}  // namespace
+
+Interpreter::Interpreter(runtime::Store& store) : store_(store) {
+  frames_.resize(size_t(store.config().max_call_depth) + 1);
+}
+
+Result<void> Interpreter::prepare_instance(runtime::Instance& instance) {
+  auto code = std::make_unique<InstanceCode>();
+  const Module& module = *instance.module;
+  const uint32_t imported = module.num_imported_functions();
+  runtime::MemoryInstance* memory = instance.memories.empty() ? &no_memory_ : instance.memories[0];
+  // Allocate every function's record first: calls embed the callee's address.
+  for (size_t i = 0; i < module.functions.size(); ++i) {
+    auto cf = std::make_unique<CompiledFunction>();
+    cf->func = instance.functions[imported + i];
+    cf->memory = memory;
+    cf->func->compiled = cf.get();
+    code->functions.push_back(std::move(cf));
+  }
+  for (size_t i = 0; i < module.functions.size(); ++i) {
+    Result<void> r = translate_function(instance, uint32_t(i), instance.info->functions[i].max_stack_height,
+                                        *code->functions[i]);
+    if (!r.ok()) {
+      Error e = std::move(r).error();
+      e.location = Location::in_function(imported + uint32_t(i), 0);
+      for (auto& cf : code->functions) cf->func->compiled = nullptr;
+      return e;
+    }
+  }
+  instance.executor_data = code.release();
+  return {};
+}
+
+void Interpreter::release_instance(runtime::Instance& instance) {
+  delete static_cast<InstanceCode*>(instance.executor_data);
+  instance.executor_data = nullptr;
+}
+
+Result<void> Interpreter::call(runtime::FuncInstance* func, uint64_t* args_results) {
+  auto* cf = static_cast<const CompiledFunction*>(func->compiled);
+  if (!cf) return make_error(ErrorKind::Usage, "function is not ready to run");
+  runtime::ExecStack& stack = store_.stack();
+  Slot* fp = reinterpret_cast<Slot*>(stack.top);
+  if (stack.base == nullptr || uint64_t(stack.limit - stack.top) < uint64_t(cf->frame_slots) + 8)
+    return make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
+  std::memcpy(fp, args_results, size_t(cf->param_slots) * 8);
+  Result<void> r = execute(*this, cf, fp);
+  if (r.ok()) std::memcpy(args_results, fp, size_t(cf->result_slots) * 8);
+  return r;
+}
+
+}  // namespace weft::interpreter

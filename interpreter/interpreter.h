@@ -1,0 +1,42 @@
+// The interpreter tier: an Executor that translates each instance's functions
+// into compact internal code once (translate.cc) and runs it in a direct-
+// threaded dispatch loop (execute.cc).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "interpreter/code.h"
+#include "runtime/store.h"
+
+namespace weft::interpreter {
+
+// One activation record of the call stack (the operand/locals part lives in
+// the Store's value stack).
+struct Frame {
+  const uint32_t* return_pc;
+  Slot* fp;
+  const CompiledFunction* fn;
+};
+
+class Interpreter final : public runtime::Executor {
+ public:
+  explicit Interpreter(runtime::Store& store);
+  Result<void> prepare_instance(runtime::Instance& instance) override;
+  void release_instance(runtime::Instance& instance) override;
+  Result<void> call(runtime::FuncInstance* func, uint64_t* args_results) override;
+
+  runtime::Store& store() { return store_; }
+  std::vector<Frame>& frames() { return frames_; }
+
+ private:
+  runtime::Store& store_;
+  std::vector<Frame> frames_;  // sized to the configured maximum call depth
+  runtime::MemoryInstance no_memory_;  // for instances without a memory (size 0)
+  friend Result<void> execute(Interpreter& interp, const CompiledFunction* fn, Slot* fp);
+};
+
+// Runs `fn` with its frame at `fp` (arguments already in place) until it returns.
+Result<void> execute(Interpreter& interp, const CompiledFunction* fn, Slot* fp);
+
+}  // namespace weft::interpreter

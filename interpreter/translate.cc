@@ -1,0 +1,837 @@
+// Translation of validated Wasm code into the interpreter's compact code: one
+// pass with a compile-time model of the operand stack. `local.get` and
+// constants are not copied — later instructions read the local's or the
+// constant's slot directly — and results are written straight into their
+// operand-stack slot (or, for `x; local.set`, into the local itself).
+#include "interpreter/translate.h"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "core/leb128.h"
+#include "core/opcodes.h"
+#include "runtime/trap.h"
+
+namespace weft::interpreter {
+namespace {
+
+using runtime::Instance;
+
+// Reads instructions and immediates from a validated body (no error checks:
+// the decoder and validator have already accepted these bytes).
+struct CodeReader {
+  const uint8_t* p;
+  const uint8_t* end;
+
+  bool done() const { return p >= end; }
+  uint8_t byte() { return *p++; }
+  uint32_t u32() {
+    uint32_t v = 0;
+    size_t pos = 0;
+    read_leb_u32(p, size_t(end - p), pos, v);
+    p += pos;
+    return v;
+  }
+  int32_t s32() {
+    int32_t v = 0;
+    size_t pos = 0;
+    read_leb_s32(p, size_t(end - p), pos, v);
+    p += pos;
+    return v;
+  }
+  int64_t s64() {
+    int64_t v = 0;
+    size_t pos = 0;
+    read_leb_s64(p, size_t(end - p), pos, v);
+    p += pos;
+    return v;
+  }
+  int64_t s33() {
+    int64_t v = 0;
+    size_t pos = 0;
+    read_leb_s33(p, size_t(end - p), pos, v);
+    p += pos;
+    return v;
+  }
+  uint32_t fixed32() {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    p += 4;
+    return v;
+  }
+  uint64_t fixed64() {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    p += 8;
+    return v;
+  }
+  Opcode opcode() {
+    uint8_t b = byte();
+    if (is_prefix_byte(b)) return *opcode_from_prefixed(b, u32());
+    return *opcode_from_byte(b);
+  }
+  void skip_immediates(ImmKind kind) {
+    switch (kind) {
+      case ImmKind::None: break;
+      case ImmKind::BlockType: s33(); break;
+      case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
+      case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: u32(); break;
+      case ImmKind::BrTable: { uint32_t n = u32(); for (uint32_t i = 0; i <= n; ++i) u32(); break; }
+      case ImmKind::CallIndirect: case ImmKind::TableInit: case ImmKind::TableCopy: u32(); u32(); break;
+      case ImmKind::Memarg: u32(); u32(); break;
+      case ImmKind::MemIdx: byte(); break;
+      case ImmKind::I32: s32(); break;
+      case ImmKind::I64: s64(); break;
+      case ImmKind::F32: p += 4; break;
+      case ImmKind::F64: p += 8; break;
+      case ImmKind::SelectT: { uint32_t n = u32(); p += n; break; }
+      case ImmKind::HeapType: byte(); break;
+      case ImmKind::MemoryInit: u32(); byte(); break;
+      case ImmKind::MemoryCopy: byte(); byte(); break;
+      case ImmKind::V128: p += 16; break;
+      case ImmKind::Lane: byte(); break;
+      case ImmKind::MemargLane: u32(); u32(); byte(); break;
+      case ImmKind::Shuffle: p += 16; break;
+    }
+  }
+};
+
+enum class EntryKind : uint8_t { Temp, Local, Const };
+
+// One value on the compile-time operand stack: where it lives now (`slot`) and
+// the temp slot it owns by stack position (`home`).
+struct Entry {
+  uint32_t slot;
+  uint32_t home;
+  uint8_t width;
+  EntryKind kind;
+};
+
+struct Fixup {
+  uint32_t rel_word;  // code index of the relative-offset word
+  uint32_t op_word;   // code index of the branch's op word
+};
+
+struct Ctrl {
+  Opcode kind;                      // Block, Loop, If (Else after `else`), or End for the function
+  uint32_t height;                  // operand entries below the block's params
+  uint32_t base_slot;               // home slot of the first param/result
+  std::vector<uint8_t> params;      // widths
+  std::vector<uint8_t> results;     // widths
+  uint32_t loop_start = 0;          // Loop: code index of the loop head
+  std::vector<Fixup> fixups;        // forward branches to the end
+  std::optional<Fixup> else_fixup;  // If: the jump to the else branch
+  bool unreachable = false;
+};
+
+uint8_t width_of(ValType t) { return uint8_t(t.slots()); }
+
+class Translator {
+ public:
+  Translator(const Instance& instance, uint32_t defined_index, uint32_t max_stack_slots, CompiledFunction& out)
+      : inst_(instance),
+        module_(*instance.module),
+        func_(module_.functions[defined_index]),
+        out_(out),
+        code_(out.code),
+        max_stack_slots_(max_stack_slots) {}
+
+  Result<void> run();
+
+ private:
+  // ---- emission ----------------------------------------------------------
+  uint32_t here() const { return uint32_t(code_.size()); }
+  void emit_op(IOp op) {
+    last_producer_ = -1;
+    last_op_pos_ = here();
+    code_.push_back(uint32_t(handler_offsets()[uint32_t(op)]));
+  }
+  void emit(uint32_t word) { code_.push_back(word); }
+  void emit_ptr(const void* ptr) {
+    uint64_t v = reinterpret_cast<uint64_t>(ptr);
+    code_.push_back(uint32_t(v));
+    code_.push_back(uint32_t(v >> 32));
+  }
+  void emit_branch_to(Ctrl& target) {
+    emit_op(IOp::IBr);
+    uint32_t op_pos = last_op_pos_;
+    if (target.kind == Opcode::Loop) {
+      emit(uint32_t(int32_t(target.loop_start) - int32_t(op_pos)));
+    } else {
+      target.fixups.push_back({here(), op_pos});
+      emit(0);
+    }
+  }
+  void patch(const Fixup& f, uint32_t target) { code_[f.rel_word] = uint32_t(int32_t(target) - int32_t(f.op_word)); }
+  void bind_label() { last_producer_ = -1; last_op_pos_ = UINT32_MAX; }
+
+  // ---- operand stack model -------------------------------------------------
+  uint32_t next_home() const { return stack_.empty() ? temp_base_ : stack_.back().home + stack_.back().width; }
+  void push_temp(uint8_t width) {
+    uint32_t h = next_home();
+    stack_.push_back({h, h, width, EntryKind::Temp});
+  }
+  Entry pop() {
+    Entry e = stack_.back();
+    stack_.pop_back();
+    return e;
+  }
+  void copy(uint32_t dst, uint32_t src, uint8_t width) {
+    if (dst == src) return;
+    emit_op(width == 2 ? IOp::ICopy128 : IOp::ICopy);
+    emit(dst);
+    emit(src);
+  }
+  void materialize(Entry& e) {
+    if (e.kind == EntryKind::Temp) return;
+    copy(e.home, e.slot, e.width);
+    e.slot = e.home;
+    e.kind = EntryKind::Temp;
+  }
+  void materialize_locals() {
+    for (Entry& e : stack_)
+      if (e.kind == EntryKind::Local) materialize(e);
+  }
+  void materialize_top(size_t n) {
+    for (size_t i = stack_.size() - n; i < stack_.size(); ++i) materialize(stack_[i]);
+  }
+  // A producer: `op dst operands…`, result pushed as a temp at its home.
+  void emit_producer(IOp op, std::initializer_list<uint32_t> operands, uint8_t width) {
+    uint32_t dst = next_home();
+    emit_op(op);
+    uint32_t dst_pos = here();
+    emit(dst);
+    for (uint32_t w : operands) emit(w);
+    push_temp(width);
+    last_producer_ = int64_t(dst_pos);
+  }
+
+  // Moves the top `widths.size()` values into consecutive slots from `base`
+  // (a label's params/results). Bottom-up order is safe: see code.h.
+  void move_top_to(uint32_t base, const std::vector<uint8_t>& widths) {
+    size_t n = widths.size();
+    uint32_t dst = base;
+    for (size_t i = stack_.size() - n; i < stack_.size(); ++i) {
+      copy(dst, stack_[i].slot, stack_[i].width);
+      dst += stack_[i].width;
+    }
+  }
+
+  uint32_t const_slot(uint64_t bits) {
+    auto it = const_slots_.find(bits);
+    return it->second;
+  }
+  void push_const(uint64_t bits) {
+    uint32_t h = next_home();
+    stack_.push_back({const_slot(bits), h, 1, EntryKind::Const});
+  }
+
+  Result<void> collect_constants();
+  void block_types(int64_t bt, std::vector<uint8_t>& params, std::vector<uint8_t>& results) const;
+  void enter_block(Opcode kind, int64_t block_type);
+  void do_else();
+  bool do_end();  // returns true when the function's end was reached
+  void do_branch(uint32_t depth);
+  void do_br_if(uint32_t depth);
+  void do_br_table(CodeReader& r);
+  void emit_return();
+  void emit_call(const runtime::FuncInstance* callee);
+  bool reachable() const { return !ctrls_.back().unreachable; }
+  void set_unreachable() {
+    ctrls_.back().unreachable = true;
+    stack_.resize(ctrls_.back().height);
+  }
+
+  const Instance& inst_;
+  const Module& module_;
+  const Function& func_;
+  CompiledFunction& out_;
+  std::vector<uint32_t>& code_;
+  uint32_t max_stack_slots_;
+
+  std::vector<uint32_t> local_slot_;
+  std::vector<uint8_t> local_width_;
+  uint32_t temp_base_ = 0;
+  std::unordered_map<uint64_t, uint32_t> const_slots_;
+  std::vector<Entry> stack_;
+  std::vector<Ctrl> ctrls_;
+  int64_t last_producer_ = -1;  // code index of the dst word of the last emitted producer
+  uint32_t last_op_pos_ = UINT32_MAX;
+  uint32_t skip_depth_ = 0;     // nesting of blocks inside unreachable code
+};
+
+Result<void> Translator::collect_constants() {
+  // A pre-pass assigns every distinct constant one frame slot, so constant
+  // slots sit below the operand temps (which callee frames may overlap).
+  CodeReader r{func_.body.data(), func_.body.data() + func_.body.size()};
+  uint32_t next = out_.const_base;
+  auto add = [&](uint64_t bits) {
+    if (const_slots_.emplace(bits, next).second) {
+      out_.constants.push_back(bits);
+      ++next;
+    }
+  };
+  while (!r.done()) {
+    Opcode op = r.opcode();
+    switch (op) {
+      case Opcode::I32Const: add(uint32_t(r.s32())); break;
+      case Opcode::I64Const: add(uint64_t(r.s64())); break;
+      case Opcode::F32Const: add(r.fixed32()); break;
+      case Opcode::F64Const: add(r.fixed64()); break;
+      case Opcode::RefNull: r.byte(); add(0); break;
+      case Opcode::RefFunc: {
+        uint32_t idx = r.u32();
+        add(reinterpret_cast<uint64_t>(inst_.functions[idx]));
+        break;
+      }
+      default:
+        if (opcode_info(op).prefix == 0xFD)
+          return make_error(ErrorKind::Limit, "SIMD instructions are not supported by the interpreter yet (" +
+                                                  std::string(opcode_info(op).text) + ")");
+        r.skip_immediates(opcode_info(op).immediate);
+    }
+  }
+  return {};
+}
+
+void Translator::block_types(int64_t bt, std::vector<uint8_t>& params, std::vector<uint8_t>& results) const {
+  params.clear();
+  results.clear();
+  if (bt == -64) return;  // 0x40: []
+  if (bt < 0) {
+    // A single value type: 0x7B (v128, s33 -5) is the only two-slot one.
+    results.push_back(bt == -5 ? 2 : 1);
+    return;
+  }
+  const FuncType& ft = module_.types[uint32_t(bt)];
+  for (ValType t : ft.params) params.push_back(width_of(t));
+  for (ValType t : ft.results) results.push_back(width_of(t));
+}
+
+void Translator::enter_block(Opcode kind, int64_t block_type) {
+  Ctrl c;
+  c.kind = kind;
+  block_types(block_type, c.params, c.results);
+  // Values that stay below the block must not alias locals the block may write
+  // (nor, for loops, be re-read after a back edge); params must sit in their homes.
+  materialize_locals();
+  materialize_top(c.params.size());
+  c.height = uint32_t(stack_.size() - c.params.size());
+  c.base_slot = c.params.empty() ? next_home() : stack_[c.height].home;
+  if (kind == Opcode::If) {
+    // (the condition was popped by the caller)
+  }
+  if (kind == Opcode::Loop) {
+    bind_label();
+    c.loop_start = here();
+  }
+  ctrls_.push_back(std::move(c));
+}
+
+void Translator::do_else() {
+  Ctrl& c = ctrls_.back();
+  if (reachable()) {
+    move_top_to(c.base_slot, c.results);
+    emit_branch_to(c);
+  }
+  bind_label();
+  if (c.else_fixup) patch(*c.else_fixup, here());
+  c.else_fixup.reset();
+  c.kind = Opcode::Else;
+  c.unreachable = false;
+  stack_.resize(c.height);
+  for (uint8_t w : c.params) push_temp(w);
+}
+
+bool Translator::do_end() {
+  Ctrl& c = ctrls_.back();
+  bool fallthrough = reachable();
+  if (ctrls_.size() == 1) {
+    if (fallthrough) emit_return();
+    // Branches to the function's label were compiled as returns.
+    ctrls_.pop_back();
+    return true;
+  }
+  if (fallthrough) move_top_to(c.base_slot, c.results);
+  bool reachable_after = fallthrough;
+  if (c.kind != Opcode::Loop) {
+    if (!c.fixups.empty() || c.else_fixup) {
+      bind_label();
+      reachable_after = true;
+    }
+    for (const Fixup& f : c.fixups) patch(f, here());
+    if (c.else_fixup) patch(*c.else_fixup, here());  // `if` without `else`: params == results
+  }
+  Ctrl done = std::move(ctrls_.back());
+  ctrls_.pop_back();
+  stack_.resize(done.height);
+  for (uint8_t w : done.results) push_temp(w);
+  if (!reachable_after) set_unreachable();
+  return false;
+}
+
+void Translator::emit_return() {
+  const FuncType& ft = module_.types[func_.type_index];
+  size_t n = ft.results.size();
+  uint32_t result_slots = out_.result_slots;
+  // Results go to slots 0..; a local or constant read from one of those slots
+  // must be saved first or an earlier result copy would overwrite it.
+  for (size_t i = stack_.size() - n; i < stack_.size(); ++i) {
+    Entry& e = stack_[i];
+    if (e.kind != EntryKind::Temp && e.slot < result_slots) materialize(e);
+  }
+  uint32_t dst = 0;
+  for (size_t i = stack_.size() - n; i < stack_.size(); ++i) {
+    copy(dst, stack_[i].slot, stack_[i].width);
+    dst += stack_[i].width;
+  }
+  emit_op(IOp::IReturn);
+}
+
+void Translator::do_branch(uint32_t depth) {
+  Ctrl& target = ctrls_[ctrls_.size() - 1 - depth];
+  if (depth == ctrls_.size() - 1) {
+    emit_return();
+    return;
+  }
+  const auto& widths = target.kind == Opcode::Loop ? target.params : target.results;
+  move_top_to(target.base_slot, widths);
+  emit_branch_to(target);
+}
+
+void Translator::do_br_if(uint32_t depth) {
+  Entry cond = pop();
+  bool invert = false;
+  uint32_t cond_slot = cond.slot;
+  // Fuse `i32.eqz; br_if` into one inverted branch on the eqz operand.
+  if (cond.kind == EntryKind::Temp && last_producer_ >= 0 && last_op_pos_ + 3 == here() &&
+      code_[last_op_pos_] == uint32_t(handler_offsets()[uint32_t(IOp::I32Eqz)]) && cond.slot == code_[last_op_pos_ + 1]) {
+    cond_slot = code_[last_op_pos_ + 2];
+    code_.resize(last_op_pos_);
+    last_producer_ = -1;
+    invert = true;
+  }
+  Ctrl& target = ctrls_[ctrls_.size() - 1 - depth];
+  bool is_function = depth == ctrls_.size() - 1;
+  const auto& widths = target.kind == Opcode::Loop ? target.params : target.results;
+  bool needs_moves = is_function;
+  if (!is_function) {
+    uint32_t dst = target.base_slot;
+    for (size_t i = stack_.size() - widths.size(); i < stack_.size(); ++i) {
+      if (stack_[i].slot != dst) needs_moves = true;
+      dst += stack_[i].width;
+    }
+  }
+  if (!needs_moves) {
+    emit_op(invert ? IOp::IBrUnless : IOp::IBrIf);
+    uint32_t op_pos = last_op_pos_;
+    emit(cond_slot);
+    if (target.kind == Opcode::Loop) {
+      emit(uint32_t(int32_t(target.loop_start) - int32_t(op_pos)));
+    } else {
+      target.fixups.push_back({here(), op_pos});
+      emit(0);
+    }
+    return;
+  }
+  // Taken path needs value moves: skip over them when not taken.
+  emit_op(invert ? IOp::IBrIf : IOp::IBrUnless);
+  Fixup skip{0, last_op_pos_};
+  emit(cond_slot);
+  skip.rel_word = here();
+  emit(0);
+  if (is_function) {
+    // The return path may save locals into temps; the fall-through path must
+    // keep the model it had, so restore it afterwards.
+    std::vector<Entry> saved = stack_;
+    emit_return();
+    stack_ = std::move(saved);
+  } else {
+    move_top_to(target.base_slot, widths);
+    emit_branch_to(target);
+  }
+  bind_label();
+  patch(skip, here());
+}
+
+void Translator::do_br_table(CodeReader& r) {
+  uint32_t n = r.u32();
+  std::vector<uint32_t> depths(n + 1);
+  for (uint32_t i = 0; i <= n; ++i) depths[i] = r.u32();
+  Entry index = pop();
+  emit_op(IOp::IBrTable);
+  uint32_t op_pos = last_op_pos_;
+  emit(index.slot);
+  emit(n);
+  uint32_t table_pos = here();
+  for (uint32_t i = 0; i <= n; ++i) emit(0);
+  // Each target gets a stub (moves + branch) unless its values are already in place.
+  std::unordered_map<uint32_t, uint32_t> stub_for_depth;
+  for (uint32_t i = 0; i <= n; ++i) {
+    uint32_t depth = depths[i];
+    auto it = stub_for_depth.find(depth);
+    if (it == stub_for_depth.end()) {
+      bind_label();
+      uint32_t stub = here();
+      std::vector<Entry> saved = stack_;  // each stub starts from the br_table's model
+      do_branch(depth);
+      stack_ = std::move(saved);
+      it = stub_for_depth.emplace(depth, stub).first;
+    }
+    code_[table_pos + i] = uint32_t(int32_t(it->second) - int32_t(op_pos));
+  }
+}
+
+void Translator::emit_call(const runtime::FuncInstance* callee) {
+  size_t nargs = callee->type->params.size();
+  materialize_top(nargs);
+  uint32_t arg_base = nargs ? stack_[stack_.size() - nargs].home : next_home();
+  if (callee->is_host()) {
+    emit_op(IOp::ICallHost);
+    emit(arg_base);
+    emit_ptr(callee);
+  } else {
+    emit_op(IOp::ICall);
+    emit(arg_base);
+    emit_ptr(callee->compiled);
+  }
+  stack_.resize(stack_.size() - nargs);
+  for (ValType t : callee->type->results) push_temp(width_of(t));
+}
+
+Result<void> Translator::run() {
+  const FuncType& ft = module_.types[func_.type_index];
+  uint32_t slot = 0;
+  for (ValType t : ft.params) {
+    local_slot_.push_back(slot);
+    local_width_.push_back(width_of(t));
+    slot += width_of(t);
+  }
+  out_.param_slots = slot;
+  for (const LocalGroup& g : func_.locals) {
+    for (uint32_t i = 0; i < g.count; ++i) {
+      local_slot_.push_back(slot);
+      local_width_.push_back(width_of(g.type));
+      slot += width_of(g.type);
+    }
+  }
+  out_.local_slots = slot - out_.param_slots;
+  out_.const_base = slot;
+  for (ValType t : ft.results) out_.result_slots += width_of(t);
+  WEFT_TRY(collect_constants());
+  temp_base_ = out_.const_base + uint32_t(out_.constants.size());
+  out_.frame_slots = temp_base_ + max_stack_slots_ + 2;
+
+  Ctrl fn;
+  fn.kind = Opcode::End;
+  fn.height = 0;
+  fn.base_slot = 0;
+  for (ValType t : ft.results) fn.results.push_back(width_of(t));
+  ctrls_.push_back(std::move(fn));
+
+  CodeReader r{func_.body.data(), func_.body.data() + func_.body.size()};
+  while (!r.done()) {
+    Opcode op = r.opcode();
+    const OpcodeInfo& info = opcode_info(op);
+    if (!reachable()) {
+      // Unreachable code is validated but never executed: emit nothing, only
+      // track nesting so the matching else/end is found.
+      if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If) {
+        r.s33();
+        ++skip_depth_;
+        continue;
+      }
+      if (op == Opcode::End && skip_depth_ > 0) {
+        --skip_depth_;
+        continue;
+      }
+      if (!(op == Opcode::Else && skip_depth_ == 0) && op != Opcode::End) {
+        r.skip_immediates(info.immediate);
+        continue;
+      }
+    }
+    switch (op) {
+      case Opcode::Unreachable:
+        emit_op(IOp::ITrap);
+        emit(uint32_t(runtime::TrapKind::Unreachable));
+        set_unreachable();
+        break;
+      case Opcode::Nop: break;
+      case Opcode::Block:
+      case Opcode::Loop:
+        enter_block(op, r.s33());
+        break;
+      case Opcode::If: {
+        int64_t bt = r.s33();
+        Entry cond = pop();
+        uint32_t cond_slot = cond.slot;
+        IOp branch = IOp::IBrUnless;
+        if (cond.kind == EntryKind::Temp && last_producer_ >= 0 && last_op_pos_ + 3 == here() &&
+            code_[last_op_pos_] == uint32_t(handler_offsets()[uint32_t(IOp::I32Eqz)]) &&
+            cond.slot == code_[last_op_pos_ + 1]) {
+          cond_slot = code_[last_op_pos_ + 2];
+          code_.resize(last_op_pos_);
+          last_producer_ = -1;
+          branch = IOp::IBrIf;
+        }
+        enter_block(Opcode::If, bt);
+        emit_op(branch);
+        Fixup f{0, last_op_pos_};
+        emit(cond_slot);
+        f.rel_word = here();
+        emit(0);
+        ctrls_.back().else_fixup = f;
+        break;
+      }
+      case Opcode::Else: do_else(); break;
+      case Opcode::End:
+        if (do_end()) return {};
+        break;
+      case Opcode::Br:
+        do_branch(r.u32());
+        set_unreachable();
+        break;
+      case Opcode::BrIf: do_br_if(r.u32()); break;
+      case Opcode::BrTable:
+        do_br_table(r);
+        set_unreachable();
+        break;
+      case Opcode::Return:
+        emit_return();
+        set_unreachable();
+        break;
+      case Opcode::Call: emit_call(inst_.functions[r.u32()]); break;
+      case Opcode::CallIndirect: {
+        uint32_t type_index = r.u32();
+        uint32_t table_index = r.u32();
+        const FuncType& callee_type = module_.types[type_index];
+        Entry index = pop();
+        size_t nargs = callee_type.params.size();
+        // The index may live in a temp that the callee's frame overlaps: the
+        // handler reads it before anything is written.
+        materialize_top(nargs);
+        uint32_t arg_base = nargs ? stack_[stack_.size() - nargs].home : next_home();
+        emit_op(IOp::ICallIndirect);
+        emit(arg_base);
+        emit(index.slot);
+        emit(inst_.type_ids[type_index]);
+        emit_ptr(inst_.tables[table_index]);
+        stack_.resize(stack_.size() - nargs);
+        for (ValType t : callee_type.results) push_temp(width_of(t));
+        break;
+      }
+      case Opcode::Drop: pop(); break;
+      case Opcode::Select:
+      case Opcode::SelectT: {
+        if (op == Opcode::SelectT) r.skip_immediates(ImmKind::SelectT);
+        Entry cond = pop();
+        Entry b = pop();
+        Entry a = pop();
+        emit_producer(a.width == 2 ? IOp::ISelect128 : IOp::ISelect, {a.slot, b.slot, cond.slot}, a.width);
+        break;
+      }
+      case Opcode::LocalGet: {
+        uint32_t x = r.u32();
+        stack_.push_back({local_slot_[x], next_home(), local_width_[x], EntryKind::Local});
+        break;
+      }
+      case Opcode::LocalSet:
+      case Opcode::LocalTee: {
+        uint32_t x = r.u32();
+        uint32_t ls = local_slot_[x];
+        Entry& top = stack_.back();
+        bool top_is_x = top.kind == EntryKind::Local && top.slot == ls;
+        // Older stack entries that still read the local must keep the old value.
+        for (size_t i = 0; i + 1 < stack_.size(); ++i)
+          if (stack_[i].kind == EntryKind::Local && stack_[i].slot == ls) materialize(stack_[i]);
+        if (op == Opcode::LocalSet && top.kind == EntryKind::Temp && last_producer_ >= 0 &&
+            code_[size_t(last_producer_)] == top.home && last_op_pos_ != UINT32_MAX) {
+          // The value was just computed: let its producer write the local directly.
+          code_[size_t(last_producer_)] = ls;
+          last_producer_ = -1;
+          pop();
+          break;
+        }
+        if (!top_is_x) copy(ls, top.slot, top.width);
+        if (op == Opcode::LocalSet) pop();
+        break;
+      }
+      case Opcode::GlobalGet: {
+        runtime::GlobalInstance* g = inst_.globals[r.u32()];
+        uint8_t w = width_of(g->type.type);
+        uint32_t dst = next_home();
+        emit_op(w == 2 ? IOp::IGlobalGet128 : IOp::IGlobalGet);
+        uint32_t dst_pos = here();
+        emit(dst);
+        emit_ptr(g);
+        push_temp(w);
+        last_producer_ = dst_pos;
+        break;
+      }
+      case Opcode::GlobalSet: {
+        runtime::GlobalInstance* g = inst_.globals[r.u32()];
+        Entry v = pop();
+        emit_op(v.width == 2 ? IOp::IGlobalSet128 : IOp::IGlobalSet);
+        emit(v.slot);
+        emit_ptr(g);
+        break;
+      }
+      case Opcode::TableGet: {
+        runtime::TableInstance* t = inst_.tables[r.u32()];
+        Entry i = pop();
+        uint32_t dst = next_home();
+        emit_op(IOp::ITableGet);
+        emit(dst);
+        emit(i.slot);
+        emit_ptr(t);
+        push_temp(1);
+        break;
+      }
+      case Opcode::TableSet: {
+        runtime::TableInstance* t = inst_.tables[r.u32()];
+        Entry v = pop();
+        Entry i = pop();
+        emit_op(IOp::ITableSet);
+        emit(i.slot);
+        emit(v.slot);
+        emit_ptr(t);
+        break;
+      }
+      case Opcode::MemorySize:
+        r.byte();
+        emit_producer(IOp::IMemorySize, {}, 1);
+        break;
+      case Opcode::MemoryGrow: {
+        r.byte();
+        Entry d = pop();
+        emit_producer(IOp::IMemoryGrow, {d.slot}, 1);
+        break;
+      }
+      case Opcode::I32Const: push_const(uint32_t(r.s32())); break;
+      case Opcode::I64Const: push_const(uint64_t(r.s64())); break;
+      case Opcode::F32Const: push_const(r.fixed32()); break;
+      case Opcode::F64Const: push_const(r.fixed64()); break;
+      case Opcode::RefNull: r.byte(); push_const(0); break;
+      case Opcode::RefFunc: push_const(reinterpret_cast<uint64_t>(inst_.functions[r.u32()])); break;
+      case Opcode::RefIsNull: {
+        Entry a = pop();
+        emit_producer(IOp::IRefIsNull, {a.slot}, 1);
+        break;
+      }
+      case Opcode::MemoryInit: {
+        uint32_t seg = r.u32();
+        r.byte();
+        Entry n = pop(), s = pop(), d = pop();
+        emit_op(IOp::IMemoryInit);
+        emit(d.slot); emit(s.slot); emit(n.slot);
+        emit_ptr(&inst_.datas[seg]);
+        break;
+      }
+      case Opcode::DataDrop:
+        emit_op(IOp::IDataDrop);
+        emit_ptr(&inst_.datas[r.u32()]);
+        break;
+      case Opcode::MemoryCopy: {
+        r.byte(); r.byte();
+        Entry n = pop(), s = pop(), d = pop();
+        emit_op(IOp::IMemoryCopy);
+        emit(d.slot); emit(s.slot); emit(n.slot);
+        break;
+      }
+      case Opcode::MemoryFill: {
+        r.byte();
+        Entry n = pop(), v = pop(), d = pop();
+        emit_op(IOp::IMemoryFill);
+        emit(d.slot); emit(v.slot); emit(n.slot);
+        break;
+      }
+      case Opcode::TableInit: {
+        uint32_t seg = r.u32();
+        uint32_t table = r.u32();
+        Entry n = pop(), s = pop(), d = pop();
+        emit_op(IOp::ITableInit);
+        emit(d.slot); emit(s.slot); emit(n.slot);
+        emit_ptr(inst_.tables[table]);
+        emit_ptr(&inst_.elems[seg]);
+        break;
+      }
+      case Opcode::ElemDrop:
+        emit_op(IOp::IElemDrop);
+        emit_ptr(&inst_.elems[r.u32()]);
+        break;
+      case Opcode::TableCopy: {
+        uint32_t dst_table = r.u32();
+        uint32_t src_table = r.u32();
+        Entry n = pop(), s = pop(), d = pop();
+        emit_op(IOp::ITableCopy);
+        emit(d.slot); emit(s.slot); emit(n.slot);
+        emit_ptr(inst_.tables[dst_table]);
+        emit_ptr(inst_.tables[src_table]);
+        break;
+      }
+      case Opcode::TableGrow: {
+        runtime::TableInstance* t = inst_.tables[r.u32()];
+        Entry delta = pop(), init = pop();
+        emit_producer(IOp::ITableGrow, {init.slot, delta.slot, 0, 0}, 1);
+        // Patch the pointer words (emit_producer takes plain operand words).
+        uint64_t v = reinterpret_cast<uint64_t>(t);
+        code_[here() - 2] = uint32_t(v);
+        code_[here() - 1] = uint32_t(v >> 32);
+        break;
+      }
+      case Opcode::TableSize: {
+        runtime::TableInstance* t = inst_.tables[r.u32()];
+        uint64_t v = reinterpret_cast<uint64_t>(t);
+        emit_producer(IOp::ITableSize, {uint32_t(v), uint32_t(v >> 32)}, 1);
+        break;
+      }
+      case Opcode::TableFill: {
+        runtime::TableInstance* t = inst_.tables[r.u32()];
+        Entry n = pop(), v = pop(), i = pop();
+        emit_op(IOp::ITableFill);
+        emit(i.slot); emit(v.slot); emit(n.slot);
+        emit_ptr(t);
+        break;
+      }
+      default: {
+        // Plain-signature instructions: numeric ops, loads and stores execute
+        // as the internal op of the same name.
+        if (info.prefix == 0xFD || info.is_special())
+          return make_error(ErrorKind::Limit, "instruction not supported by the interpreter: " + std::string(info.text));
+        IOp iop = IOp(uint32_t(op));
+        if (info.immediate == ImmKind::Memarg) {
+          r.u32();  // alignment: irrelevant for execution
+          uint32_t offset = r.u32();
+          if (info.result == SigType::None) {
+            Entry v = pop(), a = pop();
+            emit_op(iop);
+            emit(a.slot); emit(v.slot); emit(offset);
+          } else {
+            Entry a = pop();
+            emit_producer(iop, {a.slot, offset}, 1);
+          }
+          break;
+        }
+        if (info.operand_count() == 1) {
+          Entry a = pop();
+          emit_producer(iop, {a.slot}, 1);
+        } else {
+          Entry b = pop(), a = pop();
+          emit_producer(iop, {a.slot, b.slot}, 1);
+        }
+        break;
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<void> translate_function(const Instance& instance, uint32_t defined_index, uint32_t max_stack_slots,
+                                CompiledFunction& out) {
+  Translator t(instance, defined_index, max_stack_slots, out);
+  return t.run();
+}
+
+}  // namespace weft::interpreter

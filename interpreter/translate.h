@@ -1,0 +1,18 @@
+// Translation of one validated Wasm function into the interpreter's compact code.
+#pragma once
+
+#include "core/result.h"
+#include "interpreter/code.h"
+
+namespace weft::interpreter {
+
+// The op word of each IOp (handler offset from the dispatch loop's base label).
+const int32_t* handler_offsets();
+
+// Translates `out.func`'s body. The function must have passed validation;
+// `max_stack_slots` comes from the validator's side table. Fails only for
+// instructions this tier cannot execute (e.g. SIMD, until it is implemented).
+Result<void> translate_function(const runtime::Instance& instance, uint32_t defined_index,
+                                uint32_t max_stack_slots, CompiledFunction& out);
+
+}  // namespace weft::interpreter

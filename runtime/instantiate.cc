@@ -1,0 +1,224 @@
+// Instantiation of a validated module in a Store (Wasm 2.0 semantics).
+#include "runtime/instantiate.h"
+
+#include <cstring>
+
+#include "core/leb128.h"
+#include "core/opcodes.h"
+#include "runtime/trap.h"
+
+namespace weft::runtime {
+
+namespace {
+
+Error unlinkable(const Import& imp, const std::string& why) {
+  return make_error(ErrorKind::Unlinkable, why + " for import \"" + imp.module + "\" \"" + imp.name + "\"");
+}
+
+bool limits_match(uint64_t actual_min, std::optional<uint64_t> actual_max, const Limits& wanted) {
+  if (actual_min < wanted.min) return false;
+  if (wanted.max) {
+    if (!actual_max || *actual_max > *wanted.max) return false;
+  }
+  return true;
+}
+
+Result<void> check_import(Store& store, const Module& module, const Import& imp, const ExternValue& ext) {
+  if (ext.kind != imp.kind || ext.object == nullptr) return unlinkable(imp, "incompatible import type");
+  switch (imp.kind) {
+    case ExternKind::Func: {
+      auto* f = static_cast<FuncInstance*>(ext.object);
+      if (f->type_id != store.intern_type(module.types[imp.type_index]))
+        return unlinkable(imp, "incompatible import type (function signature differs)");
+      return {};
+    }
+    case ExternKind::Table: {
+      auto* t = static_cast<TableInstance*>(ext.object);
+      if (t->type.element != imp.table.element) return unlinkable(imp, "incompatible import type (element type)");
+      if (!limits_match(t->size(), t->type.limits.max, imp.table.limits))
+        return unlinkable(imp, "incompatible import type (table limits)");
+      return {};
+    }
+    case ExternKind::Memory: {
+      auto* m = static_cast<MemoryInstance*>(ext.object);
+      if (!limits_match(m->pages(), m->type.limits.max, imp.memory.limits))
+        return unlinkable(imp, "incompatible import type (memory limits)");
+      return {};
+    }
+    case ExternKind::Global: {
+      auto* g = static_cast<GlobalInstance*>(ext.object);
+      if (!(g->type == imp.global)) return unlinkable(imp, "incompatible import type (global type)");
+      return {};
+    }
+    case ExternKind::Tag:
+      return unlinkable(imp, "tags are not supported yet");
+  }
+  return {};
+}
+
+uint64_t read_u32_at(const std::vector<uint8_t>& code, size_t& pos) {
+  uint32_t v = 0;
+  read_leb_u32(code.data(), code.size(), pos, v);
+  return v;
+}
+
+}  // namespace
+
+void eval_const_expr(const Instance& instance, const ConstExpr& expr, uint64_t out[2]) {
+  // Validated input: a single value-producing instruction followed by `end`.
+  const auto& code = expr.code;
+  out[0] = out[1] = 0;
+  size_t pos = 0;
+  while (pos < code.size()) {
+    uint8_t op = code[pos++];
+    switch (op) {
+      case 0x41: { int32_t v; read_leb_s32(code.data(), code.size(), pos, v); out[0] = uint32_t(v); break; }
+      case 0x42: { int64_t v; read_leb_s64(code.data(), code.size(), pos, v); out[0] = uint64_t(v); break; }
+      case 0x43: { uint32_t v; std::memcpy(&v, code.data() + pos, 4); pos += 4; out[0] = v; break; }
+      case 0x44: { std::memcpy(&out[0], code.data() + pos, 8); pos += 8; break; }
+      case 0x23: {
+        const GlobalInstance* g = instance.globals[read_u32_at(code, pos)];
+        out[0] = g->value[0];
+        out[1] = g->value[1];
+        break;
+      }
+      case 0xD0: pos += 1; out[0] = 0; break;  // ref.null t
+      case 0xD2: out[0] = reinterpret_cast<uint64_t>(instance.functions[read_u32_at(code, pos)]); break;
+      case 0xFD: {  // v128.const
+        uint32_t sub = uint32_t(read_u32_at(code, pos));
+        if (sub == 0x0C) {
+          std::memcpy(out, code.data() + pos, 16);
+          pos += 16;
+        }
+        break;
+      }
+      case 0x0B: return;
+      default: return;  // unreachable for validated input
+    }
+  }
+}
+
+Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module_ptr,
+                              std::shared_ptr<const validator::ValidationInfo> info,
+                              std::span<const ExternValue> imports) {
+  const Module& module = *module_ptr;
+  if (imports.size() != module.imports.size())
+    return make_error(ErrorKind::Unlinkable, "wrong number of imports");
+  for (size_t i = 0; i < imports.size(); ++i) WEFT_TRY(check_import(store, module, module.imports[i], imports[i]));
+
+  // Allocate memories before anything is visible so a resource failure leaves no partial instance.
+  std::vector<std::unique_ptr<MemoryInstance>> new_memories;
+  for (const Memory& mem : module.memories) {
+    WEFT_TRY_ASSIGN(auto m, MemoryInstance::create(mem.type, store.config().max_memory_pages));
+    new_memories.push_back(std::move(m));
+  }
+
+  auto owned = std::make_unique<Instance>();
+  Instance* inst = store.add_instance(std::move(owned));
+  inst->module = module_ptr;
+  inst->info = info;
+  inst->store = &store;
+  inst->type_ids.reserve(module.types.size());
+  for (const FuncType& t : module.types) inst->type_ids.push_back(store.intern_type(t));
+
+  for (size_t i = 0; i < imports.size(); ++i) {
+    const ExternValue& ext = imports[i];
+    switch (ext.kind) {
+      case ExternKind::Func: inst->functions.push_back(static_cast<FuncInstance*>(ext.object)); break;
+      case ExternKind::Table: inst->tables.push_back(static_cast<TableInstance*>(ext.object)); break;
+      case ExternKind::Memory: inst->memories.push_back(static_cast<MemoryInstance*>(ext.object)); break;
+      case ExternKind::Global: inst->globals.push_back(static_cast<GlobalInstance*>(ext.object)); break;
+      case ExternKind::Tag: break;
+    }
+  }
+  const uint32_t num_imported_funcs = uint32_t(inst->functions.size());
+  for (size_t i = 0; i < module.functions.size(); ++i) {
+    auto f = std::make_unique<FuncInstance>();
+    f->type_id = inst->type_ids[module.functions[i].type_index];
+    f->type = &store.type_of(f->type_id);
+    f->param_slots = slot_count(f->type->params);
+    f->result_slots = slot_count(f->type->results);
+    f->instance = inst;
+    f->index = num_imported_funcs + uint32_t(i);
+    inst->functions.push_back(store.add_function(std::move(f)));
+  }
+  for (const Table& table : module.tables) {
+    auto t = std::make_unique<TableInstance>();
+    t->type = table.type;
+    if (table.type.limits.min > (uint64_t(1) << 28))
+      return make_error(ErrorKind::Limit, "table of " + std::to_string(table.type.limits.min) + " elements is too large");
+    t->elements.assign(table.type.limits.min, 0);
+    inst->tables.push_back(store.add_table(std::move(t)));
+  }
+  for (auto& m : new_memories) inst->memories.push_back(store.add_memory(std::move(m)));
+  for (const Global& global : module.globals) {
+    auto g = std::make_unique<GlobalInstance>();
+    g->type = global.type;
+    eval_const_expr(*inst, global.init, g->value);
+    inst->globals.push_back(store.add_global(std::move(g)));
+  }
+  for (const Export& e : module.exports) {
+    void* obj = nullptr;
+    switch (e.kind) {
+      case ExternKind::Func: obj = inst->functions[e.index]; break;
+      case ExternKind::Table: obj = inst->tables[e.index]; break;
+      case ExternKind::Memory: obj = inst->memories[e.index]; break;
+      case ExternKind::Global: obj = inst->globals[e.index]; break;
+      case ExternKind::Tag: break;
+    }
+    inst->exports.push_back({e.name, {e.kind, obj}});
+  }
+  inst->elems.resize(module.elems.size());
+  for (size_t i = 0; i < module.elems.size(); ++i) {
+    const ElemSegment& seg = module.elems[i];
+    ElemInstance& ei = inst->elems[i];
+    ei.type = seg.type;
+    ei.refs.reserve(seg.items.size());
+    for (const ConstExpr& item : seg.items) {
+      uint64_t v[2];
+      eval_const_expr(*inst, item, v);
+      ei.refs.push_back(v[0]);
+    }
+  }
+  inst->datas.resize(module.datas.size());
+  for (size_t i = 0; i < module.datas.size(); ++i) inst->datas[i].bytes = module.datas[i].bytes;
+
+  WEFT_TRY(store.executor().prepare_instance(*inst));
+
+  // Segment initialisation, in order; a trap stops it but earlier writes stay.
+  for (size_t i = 0; i < module.elems.size(); ++i) {
+    const ElemSegment& seg = module.elems[i];
+    ElemInstance& ei = inst->elems[i];
+    if (seg.mode == SegmentMode::Active) {
+      uint64_t off[2];
+      eval_const_expr(*inst, seg.offset, off);
+      TableInstance* table = inst->tables[seg.table];
+      uint64_t dst = uint32_t(off[0]);
+      if (dst + ei.refs.size() > table->elements.size())
+        return make_error(ErrorKind::Trap, trap_message(TrapKind::TableOutOfBounds));
+      std::copy(ei.refs.begin(), ei.refs.end(), table->elements.begin() + dst);
+    }
+    if (seg.mode != SegmentMode::Passive) ei.refs.clear();  // elem.drop
+  }
+  for (size_t i = 0; i < module.datas.size(); ++i) {
+    const DataSegment& seg = module.datas[i];
+    if (seg.mode != SegmentMode::Active) continue;
+    uint64_t off[2];
+    eval_const_expr(*inst, seg.offset, off);
+    MemoryInstance* mem = inst->memories[seg.memory];
+    uint64_t dst = uint32_t(off[0]);
+    if (dst + seg.bytes.size() > mem->size_bytes)
+      return make_error(ErrorKind::Trap, trap_message(TrapKind::MemoryOutOfBounds));
+    if (!seg.bytes.empty()) std::memcpy(mem->data + dst, seg.bytes.data(), seg.bytes.size());
+    inst->datas[i].bytes = {};  // data.drop
+  }
+
+  if (module.start) {
+    FuncInstance* start = inst->functions[*module.start];
+    uint64_t scratch[2] = {0, 0};
+    WEFT_TRY(store.invoke(start, scratch));
+  }
+  return inst;
+}
+
+}  // namespace weft::runtime

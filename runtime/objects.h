@@ -1,0 +1,109 @@
+// Runtime objects owned by a Store: function, memory, table and global
+// instances, and Instance (one instantiated module). Executors read these
+// directly; their layout is chosen for the hot paths (memory base/size and
+// global values are one load away).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/module.h"
+#include "core/result.h"
+#include "validator/validator.h"
+
+namespace weft::runtime {
+
+struct Instance;
+class Store;
+
+// Canonical id of a function type within a Store: structurally equal types get
+// the same id, so call_indirect's signature check is one integer compare.
+using TypeId = uint32_t;
+
+// A host function sees its arguments as executor slots (one 64-bit slot per
+// value, two for v128) and writes its results into `results`. Returning an
+// Error of kind Trap traps the calling Wasm code.
+using HostFunction = std::function<Result<void>(const uint64_t* args, uint64_t* results)>;
+
+struct FuncInstance {
+  TypeId type_id = 0;
+  const FuncType* type = nullptr;
+  uint32_t param_slots = 0;
+  uint32_t result_slots = 0;
+  Instance* instance = nullptr;  // defining instance; nullptr for host functions
+  uint32_t index = 0;            // function index in the defining module
+  void* compiled = nullptr;      // executor-owned code for Wasm functions (interpreter::CompiledFunction)
+  HostFunction host;             // host functions only
+  std::string debug_name;
+
+  bool is_host() const { return instance == nullptr; }
+};
+
+// A linear memory. The whole maximum is reserved up front (PROT_NONE) so the
+// base address never moves on memory.grow: executors may cache `data`.
+struct MemoryInstance {
+  uint8_t* data = nullptr;
+  uint64_t size_bytes = 0;
+  MemoryType type;             // type.limits.min tracks the current size in pages
+  uint64_t max_pages = 0;      // effective maximum (declared max, config limit)
+  uint64_t reserved_bytes = 0;
+
+  MemoryInstance() = default;
+  MemoryInstance(const MemoryInstance&) = delete;
+  MemoryInstance& operator=(const MemoryInstance&) = delete;
+  ~MemoryInstance();
+
+  static Result<std::unique_ptr<MemoryInstance>> create(MemoryType type, uint64_t config_max_pages);
+  uint64_t pages() const { return size_bytes / kWasmPageSize; }
+  // Returns the old size in pages, or -1 if the memory cannot grow by `delta`.
+  int64_t grow(uint64_t delta_pages);
+};
+
+// A table of references: funcref slots hold FuncInstance* (0 = null),
+// externref slots hold host value + 1 (0 = null).
+struct TableInstance {
+  std::vector<uint64_t> elements;
+  TableType type;
+  uint64_t max_size = kMaxTableSize;
+
+  uint32_t size() const { return uint32_t(elements.size()); }
+  // Returns the old size, or -1 if the table cannot grow by `delta`.
+  int64_t grow(uint32_t delta, uint64_t init);
+};
+
+struct GlobalInstance {
+  uint64_t value[2] = {0, 0};  // v128 uses both
+  GlobalType type;
+};
+
+// Element and data segments as instantiated (dropped ⇒ empty).
+struct ElemInstance {
+  ValType type;
+  std::vector<uint64_t> refs;
+};
+
+struct DataInstance {
+  std::span<const uint8_t> bytes;
+};
+
+struct Instance {
+  std::shared_ptr<const Module> module;
+  std::shared_ptr<const validator::ValidationInfo> info;
+  Store* store = nullptr;
+  std::vector<TypeId> type_ids;  // per module type index
+  std::vector<FuncInstance*> functions;
+  std::vector<TableInstance*> tables;
+  std::vector<MemoryInstance*> memories;
+  std::vector<GlobalInstance*> globals;
+  std::vector<ElemInstance> elems;
+  std::vector<DataInstance> datas;
+  std::vector<std::pair<std::string, std::pair<ExternKind, void*>>> exports;
+  void* executor_data = nullptr;  // per-instance executor state (owned by the executor)
+};
+
+}  // namespace weft::runtime

@@ -1,0 +1,101 @@
+// Store: object ownership, type interning, the execution stack.
+#include "runtime/store.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+
+namespace weft::runtime {
+
+namespace {
+bool valtype_less(ValType a, ValType b) {
+  if (a.kind != b.kind) return a.kind < b.kind;
+  if (a.nullable != b.nullable) return a.nullable < b.nullable;
+  return a.type_index < b.type_index;
+}
+bool functype_less(const FuncType& a, const FuncType& b) {
+  auto cmp = [](const std::vector<ValType>& x, const std::vector<ValType>& y) {
+    return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(), valtype_less);
+  };
+  if (cmp(a.params, b.params)) return true;
+  if (cmp(b.params, a.params)) return false;
+  return cmp(a.results, b.results);
+}
+}  // namespace
+
+uint32_t slot_count(std::span<const ValType> types) {
+  uint32_t n = 0;
+  for (ValType t : types) n += t.slots();
+  return n;
+}
+
+Store::Store(const Config& config) : config_(config), type_ids_(functype_less) {
+  // The value stack is reserved once; pages are committed by the kernel on
+  // first touch, so a large reservation costs nothing until used.
+  size_t bytes = std::max<uint64_t>(config_.value_stack_bytes, 64 * 1024);
+  void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mem != MAP_FAILED) {
+    stack_.base = static_cast<uint64_t*>(mem);
+    stack_.limit = stack_.base + bytes / sizeof(uint64_t);
+    stack_.top = stack_.base;
+  }
+  stack_.max_depth = config_.max_call_depth;
+}
+
+Store::~Store() {
+  if (executor_) {
+    for (auto& inst : instances_) executor_->release_instance(*inst);
+  }
+  if (stack_.base) munmap(stack_.base, (stack_.limit - stack_.base) * sizeof(uint64_t));
+}
+
+TypeId Store::intern_type(const FuncType& type) {
+  auto it = type_ids_.find(type);
+  if (it != type_ids_.end()) return it->second;
+  TypeId id = TypeId(types_.size());
+  types_.push_back(std::make_unique<FuncType>(type));
+  type_ids_.emplace(*types_.back(), id);
+  return id;
+}
+
+FuncInstance* Store::add_host_function(const FuncType& type, HostFunction fn, std::string debug_name) {
+  auto f = std::make_unique<FuncInstance>();
+  f->type_id = intern_type(type);
+  f->type = &type_of(f->type_id);
+  f->param_slots = slot_count(f->type->params);
+  f->result_slots = slot_count(f->type->results);
+  f->host = std::move(fn);
+  f->debug_name = std::move(debug_name);
+  return add_function(std::move(f));
+}
+
+FuncInstance* Store::add_function(std::unique_ptr<FuncInstance> f) {
+  functions_.push_back(std::move(f));
+  return functions_.back().get();
+}
+MemoryInstance* Store::add_memory(std::unique_ptr<MemoryInstance> m) {
+  memories_.push_back(std::move(m));
+  return memories_.back().get();
+}
+TableInstance* Store::add_table(std::unique_ptr<TableInstance> t) {
+  tables_.push_back(std::move(t));
+  return tables_.back().get();
+}
+GlobalInstance* Store::add_global(std::unique_ptr<GlobalInstance> g) {
+  globals_.push_back(std::move(g));
+  return globals_.back().get();
+}
+Instance* Store::add_instance(std::unique_ptr<Instance> i) {
+  instances_.push_back(std::move(i));
+  return instances_.back().get();
+}
+
+Result<void> Store::invoke(FuncInstance* func, uint64_t* args_results) {
+  if (func->is_host()) {
+    std::vector<uint64_t> args(args_results, args_results + func->param_slots);
+    return func->host(args.data(), args_results);
+  }
+  return executor_->call(func, args_results);
+}
+
+}  // namespace weft::runtime

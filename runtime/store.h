@@ -1,0 +1,82 @@
+// The Store: owner of every runtime object, the interned function types, the
+// execution stack of the thread using it, and the executor (interpreter, later
+// JIT) that runs Wasm code.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "runtime/objects.h"
+#include "weft/config.h"
+
+namespace weft::runtime {
+
+// Per-store execution resources: the value stack shared by all active frames
+// (host → Wasm re-entry continues above the current top) and the call depth.
+struct ExecStack {
+  uint64_t* base = nullptr;
+  uint64_t* limit = nullptr;   // one past the last usable slot
+  uint64_t* top = nullptr;     // first free slot (for nested entries)
+  uint32_t depth = 0;          // active Wasm frames
+  uint32_t max_depth = 0;
+};
+
+// What runs Wasm code. Called only at host/Wasm boundaries (never per instruction).
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // Prepares an instance's functions (e.g. translation to internal code).
+  virtual Result<void> prepare_instance(Instance& instance) = 0;
+  virtual void release_instance(Instance& instance) = 0;
+  // Calls `func` with its arguments in args_results[0..param_slots); results are
+  // written to args_results[0..result_slots). Traps come back as Error.
+  virtual Result<void> call(FuncInstance* func, uint64_t* args_results) = 0;
+};
+
+class Store {
+ public:
+  explicit Store(const Config& config);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const Config& config() const { return config_; }
+  ExecStack& stack() { return stack_; }
+
+  void set_executor(std::unique_ptr<Executor> executor) { executor_ = std::move(executor); }
+  Executor& executor() { return *executor_; }
+
+  TypeId intern_type(const FuncType& type);
+  const FuncType& type_of(TypeId id) const { return *types_[id]; }
+
+  FuncInstance* add_host_function(const FuncType& type, HostFunction fn, std::string debug_name);
+  FuncInstance* add_function(std::unique_ptr<FuncInstance> f);
+  MemoryInstance* add_memory(std::unique_ptr<MemoryInstance> m);
+  TableInstance* add_table(std::unique_ptr<TableInstance> t);
+  GlobalInstance* add_global(std::unique_ptr<GlobalInstance> g);
+  Instance* add_instance(std::unique_ptr<Instance> i);
+
+  // Calls a function from the host (entry into Wasm or a host function).
+  Result<void> invoke(FuncInstance* func, uint64_t* args_results);
+
+ private:
+  Config config_;
+  ExecStack stack_;
+  std::unique_ptr<Executor> executor_;
+  std::map<FuncType, TypeId, bool (*)(const FuncType&, const FuncType&)> type_ids_;
+  std::vector<std::unique_ptr<FuncType>> types_;
+  std::vector<std::unique_ptr<FuncInstance>> functions_;
+  std::vector<std::unique_ptr<MemoryInstance>> memories_;
+  std::vector<std::unique_ptr<TableInstance>> tables_;
+  std::vector<std::unique_ptr<GlobalInstance>> globals_;
+  std::vector<std::unique_ptr<Instance>> instances_;
+};
+
+// Total slot count of a value-type list (v128 = 2 slots).
+uint32_t slot_count(std::span<const ValType> types);
+
+}  // namespace weft::runtime

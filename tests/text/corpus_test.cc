@@ -1,0 +1,255 @@
+// Spec-suite corpus tests: every root *.wast parses; quoted modules are
+// rejected exactly when asserted malformed; text modules encode like wabt.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "binary/decoder.h"
+#include "text/text.h"
+#include "text/wast.h"
+
+namespace weft::text {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path suite_dir() {
+  if (const char* env = std::getenv("WEFT_TESTSUITE")) return env;
+  return WEFT_TESTSUITE_DEFAULT;
+}
+
+std::vector<fs::path> suite_files() {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(suite_dir(), ec))
+    if (e.path().extension() == ".wast") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+#define SKIP_WITHOUT_SUITE()                                                         \
+  if (suite_files().empty()) GTEST_SKIP() << "spec suite not found at " << suite_dir()
+
+TEST(Corpus, EveryScriptParses) {
+  SKIP_WITHOUT_SUITE();
+  auto start = std::chrono::steady_clock::now();
+  size_t total_commands = 0, total_bytes = 0;
+  for (const fs::path& file : suite_files()) {
+    std::string src = read_file(file);
+    total_bytes += src.size();
+    Result<WastScript> script = parse_wast(src);
+    ASSERT_TRUE(script.ok()) << file.filename() << ": " << script.error().to_string();
+    total_commands += script->commands.size();
+  }
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("[corpus] %zu files, %zu commands, %.1f MB parsed in %.0f ms\n", suite_files().size(), total_commands,
+              total_bytes / 1e6, ms);
+}
+
+// Quoted modules whose malformedness only shows in the binary or validation
+// phase, so parse_module accepts them. Keep this list empty if possible.
+const std::set<std::pair<std::string, uint32_t>> kQuoteMalformedAccepted = {};
+
+TEST(Corpus, QuotedModulesRejectedExactlyWhenMalformed) {
+  SKIP_WITHOUT_SUITE();
+  size_t failures = 0;
+  for (const fs::path& file : suite_files()) {
+    std::string name = file.filename().string();
+    Result<WastScript> script = parse_wast(read_file(file));
+    ASSERT_TRUE(script.ok()) << name << ": " << script.error().to_string();
+    size_t rejected = 0, accepted = 0;
+    for (const WastCommand& cmd : script->commands) {
+      if (!cmd.module || cmd.module->form != WastModule::Form::Quote) continue;
+      Result<Module> m = parse_module(cmd.module->quote);
+      bool should_fail = cmd.kind == WastCommand::Kind::AssertMalformed;
+      if (should_fail && kQuoteMalformedAccepted.count({name, cmd.line})) continue;
+      if (should_fail && m.ok()) {
+        ADD_FAILURE() << name << ":" << cmd.line << ": malformed quote module accepted (expected \"" << cmd.text
+                      << "\"):\n"
+                      << cmd.module->quote;
+        ++failures;
+      } else if (!should_fail && !m.ok()) {
+        ADD_FAILURE() << name << ":" << cmd.line << ": quote module rejected: " << m.error().to_string() << "\n"
+                      << cmd.module->quote;
+        ++failures;
+      }
+      (m.ok() ? accepted : rejected)++;
+    }
+    if (rejected + accepted > 0)
+      std::printf("[quote] %-40s rejected %4zu  accepted %4zu\n", name.c_str(), rejected, accepted);
+  }
+  EXPECT_EQ(failures, 0u);
+}
+
+// ---------------------------------------------------------------------------
+// Cross-check with wabt's wast2json
+// ---------------------------------------------------------------------------
+
+// One command line of wast2json's JSON output (it writes one command per
+// line); only the fields needed to find the module files.
+struct JsonCommand {
+  std::string type;
+  uint32_t line = 0;
+  std::string filename;
+};
+
+std::string json_string_field(const std::string& line, const std::string& key) {
+  std::string pat = "\"" + key + "\": \"";
+  size_t p = line.find(pat);
+  if (p == std::string::npos) return {};
+  p += pat.size();
+  size_t e = line.find('"', p);
+  return line.substr(p, e - p);
+}
+
+std::vector<JsonCommand> read_wabt_commands(const fs::path& json) {
+  std::vector<JsonCommand> out;
+  std::ifstream in(json);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("{\"type\": \"") == std::string::npos) continue;
+    JsonCommand c;
+    c.type = json_string_field(line, "type");
+    size_t lp = line.find("\"line\": ");
+    if (lp != std::string::npos) c.line = uint32_t(std::strtoul(line.c_str() + lp + 8, nullptr, 10));
+    // The command's own file comes first; nested objects carry none.
+    c.filename = json_string_field(line, "filename");
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<ValType> expand_locals(const Function& f) {
+  std::vector<ValType> v;
+  for (const LocalGroup& g : f.locals) v.insert(v.end(), g.count, g.type);
+  return v;
+}
+
+std::string hex(const std::vector<uint8_t>& b) {
+  std::string s;
+  char buf[4];
+  for (size_t i = 0; i < b.size() && i < 200; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x ", b[i]);
+    s += buf;
+  }
+  return s;
+}
+
+// Compares what both encoders must agree on; returns a description of the
+// first difference, or "" when equal.
+std::string compare_modules(const Module& mine, const Module& wabt) {
+  std::ostringstream d;
+  if (mine.types != wabt.types) {
+    d << "types differ (" << mine.types.size() << " vs " << wabt.types.size() << ")";
+    return d.str();
+  }
+  if (mine.imports != wabt.imports) return "imports differ";
+  if (mine.exports != wabt.exports) return "exports differ";
+  if (mine.functions.size() != wabt.functions.size()) return "function count differs";
+  for (size_t i = 0; i < mine.functions.size(); ++i) {
+    const Function& a = mine.functions[i];
+    const Function& b = wabt.functions[i];
+    if (a.type_index != b.type_index) return "function " + std::to_string(i) + " type index differs";
+    if (expand_locals(a) != expand_locals(b)) return "function " + std::to_string(i) + " locals differ";
+    if (a.body != b.body) {
+      d << "function " << i << " body differs:\n  weft: " << hex(a.body) << "\n  wabt: " << hex(b.body);
+      return d.str();
+    }
+  }
+  if (mine.tables != wabt.tables) return "tables differ";
+  if (mine.memories != wabt.memories) return "memories differ";
+  if (mine.globals != wabt.globals) return "globals differ";
+  if (mine.start != wabt.start) return "start differs";
+  if (mine.elems.size() != wabt.elems.size()) return "elem count differs";
+  for (size_t i = 0; i < mine.elems.size(); ++i)
+    if (!(mine.elems[i] == wabt.elems[i])) return "elem " + std::to_string(i) + " differs";
+  if (mine.datas != wabt.datas) return "data segments differ";
+  return {};
+}
+
+TEST(Corpus, TextModulesMatchWabt) {
+  SKIP_WITHOUT_SUITE();
+  if (!fs::exists(WEFT_WAST2JSON)) GTEST_SKIP() << "wast2json not installed";
+  fs::path tmp = fs::temp_directory_path() / ("weft_text_corpus_" + std::to_string(getpid()));
+  fs::create_directories(tmp);
+  size_t total_compared = 0, total_mismatches = 0;
+  std::vector<std::string> skipped_files;
+  for (const fs::path& file : suite_files()) {
+    std::string name = file.filename().string();
+    Result<WastScript> script = parse_wast(read_file(file));
+    ASSERT_TRUE(script.ok()) << name;
+    fs::path dir = tmp / file.stem();
+    fs::create_directories(dir);
+    fs::path json = dir / "out.json";
+    std::string cmd = std::string(WEFT_WAST2JSON) + " '" + file.string() + "' -o '" + json.string() + "' >/dev/null 2>&1";
+    if (std::system(cmd.c_str()) != 0) {
+      skipped_files.push_back(name);
+      continue;
+    }
+    std::vector<JsonCommand> wabt = read_wabt_commands(json);
+    if (wabt.size() != script->commands.size()) {
+      ADD_FAILURE() << name << ": " << script->commands.size() << " commands, wabt has " << wabt.size();
+      continue;
+    }
+    size_t compared = 0, mismatches = 0;
+    for (size_t i = 0; i < wabt.size(); ++i) {
+      const WastCommand& c = script->commands[i];
+      if (!c.module || wabt[i].filename.empty() || !wabt[i].filename.ends_with(".wasm")) continue;
+      const Module* mine = nullptr;
+      Module quoted;
+      if (c.module->form == WastModule::Form::Text) {
+        mine = &c.module->module;
+      } else if (c.module->form == WastModule::Form::Quote && c.kind != WastCommand::Kind::AssertMalformed) {
+        Result<Module> m = parse_module(c.module->quote);
+        if (!m.ok()) continue;  // reported by the quote test
+        quoted = std::move(m).value();
+        mine = &quoted;
+      } else {
+        continue;
+      }
+      std::string bytes = read_file(dir / wabt[i].filename);
+      std::vector<uint8_t> data(bytes.begin(), bytes.end());
+      Result<Module> theirs = binary::decode_module(data);
+      if (!theirs.ok()) {
+        // wabt wrote a binary weft's decoder rejects (e.g. an assert_invalid
+        // module whose encoding is itself malformed): not comparable.
+        continue;
+      }
+      ++compared;
+      std::string diff = compare_modules(*mine, *theirs);
+      if (!diff.empty()) {
+        ++mismatches;
+        ADD_FAILURE() << name << ":" << c.line << ": " << diff;
+      }
+    }
+    total_compared += compared;
+    total_mismatches += mismatches;
+    std::printf("[wabt] %-40s modules compared %4zu  mismatches %zu\n", name.c_str(), compared, mismatches);
+  }
+  for (const std::string& s : skipped_files)
+    std::printf("[wabt] %-40s skipped: wast2json 1.0.32 rejects the file\n", s.c_str());
+  std::printf("[wabt] total: %zu modules compared, %zu mismatches, %zu files skipped\n", total_compared,
+              total_mismatches, skipped_files.size());
+  fs::remove_all(tmp);
+}
+
+}  // namespace
+}  // namespace weft::text

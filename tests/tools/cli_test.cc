@@ -1,0 +1,243 @@
+// Smoke tests of the built `weft` binary: exit codes and messages of each
+// subcommand for good input, bad input and bad command lines.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("weft_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path write(const std::string& name, const std::string& contents) {
+    fs::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << contents;
+    return path;
+  }
+
+  // Runs `weft ARGS` (ARGS already shell-quoted) and captures both streams.
+  CliResult weft(const std::string& args) {
+    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    std::string command = std::string("'") + WEFT_CLI_PATH + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    int status = std::system(command.c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+  fs::path dir_;
+};
+
+const char* kAddWat = R"wast((module
+  (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1)))
+  (func (export "half") (param f64) (result f64) (f64.mul (local.get 0) (f64.const 0.5)))
+  (func (export "boom") (result i32) unreachable)
+  (memory (export "mem") 1))
+)wast";
+
+TEST_F(Cli, NoArgumentsIsAUsageError) {
+  CliResult r = weft("");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(r.err.empty());
+}
+
+TEST_F(Cli, HelpAndVersionSucceed) {
+  EXPECT_EQ(weft("--help").exit_code, 0);
+  CliResult r = weft("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("weft"), std::string::npos);
+}
+
+TEST_F(Cli, UnknownCommandAndOption) {
+  CliResult r = weft("frobnicate x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+  r = weft("validate --frobnicate x.wasm");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("frobnicate"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, MissingFileIsAUsageError) {
+  for (const char* command : {"run", "validate", "wast", "wat2wasm"}) {
+    CliResult r = weft(std::string(command) + " " + q(dir_ / "missing.wasm"));
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_NE(r.err.find("missing.wasm"), std::string::npos) << command << ": " << r.err;
+  }
+}
+
+TEST_F(Cli, UnknownTierIsRejected) {
+  fs::path wat = write("add.wat", kAddWat);
+  CliResult r = weft("run --tier=jit --invoke add " + q(wat) + " 1 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unsupported tier 'jit'"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, InvokePrintsResults) {
+  fs::path wat = write("add.wat", kAddWat);
+  CliResult r = weft("run --invoke add " + q(wat) + " 40 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "42\n");
+  r = weft("run --invoke add " + q(wat) + " -1 0x7fffffff");
+  EXPECT_EQ(r.out, "2147483646\n") << r.err;
+  r = weft("run --tier=interp --invoke half " + q(wat) + " 3");
+  EXPECT_EQ(r.out, "1.5\n") << r.err;
+  r = weft("run --invoke half " + q(wat) + " -inf");
+  EXPECT_EQ(r.out, "-inf\n") << r.err;
+}
+
+TEST_F(Cli, InvokeArgumentErrors) {
+  fs::path wat = write("add.wat", kAddWat);
+  CliResult r = weft("run --invoke add " + q(wat) + " 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("takes 2 argument"), std::string::npos) << r.err;
+  r = weft("run --invoke add " + q(wat) + " 1 x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("invalid i32 argument 'x'"), std::string::npos) << r.err;
+  r = weft("run --invoke nope " + q(wat));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no exported function 'nope'"), std::string::npos) << r.err;
+  r = weft("run --invoke mem " + q(wat));
+  EXPECT_EQ(r.exit_code, 2);
+  r = weft("run " + q(wat));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no _start export; use --invoke NAME"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, TrapIsReported) {
+  fs::path wat = write("add.wat", kAddWat);
+  CliResult r = weft("run --invoke boom " + q(wat));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("error: trap: unreachable"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, RunsStart) {
+  fs::path wat = write("start.wat", R"wast((module (func (export "_start") (drop (i32.const 1)))))wast");
+  CliResult r = weft("run " + q(wat));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(Cli, WasiImportIsUnlinkable) {
+  fs::path wat = write("wasi.wat", R"wast((module
+    (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))
+    (func (export "_start"))))wast");
+  CliResult r = weft("run " + q(wat));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("unlinkable"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fd_write"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, ValidateReportsMalformedBinaryWithOffset) {
+  // A type section that claims 5 bytes but ends after 1.
+  fs::path wasm = write("bad.wasm", std::string("\0asm\1\0\0\0\1\5\1", 11));
+  CliResult r = weft("validate " + q(wasm));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("malformed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("offset 0x"), std::string::npos) << r.err;
+  r = weft("run " + q(wasm));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("offset 0x"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, ValidateTextModules) {
+  CliResult r = weft("validate " + q(write("ok.wat", kAddWat)));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "valid\n");
+  r = weft("validate " + q(write("invalid.wat", "(module (func (result i32) (i64.const 1)))")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("invalid"), std::string::npos) << r.err;
+  r = weft("validate " + q(write("malformed.wat", "(module (func (i32.bogus)))")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("malformed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1:"), std::string::npos) << r.err;  // line:column
+}
+
+TEST_F(Cli, Wat2WasmRoundTrip) {
+  fs::path wat = write("add.wat", kAddWat);
+  fs::path wasm = dir_ / "out.wasm";
+  CliResult r = weft("wat2wasm " + q(wat) + " -o " + q(wasm));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(wasm).substr(0, 4), std::string("\0asm", 4));
+  r = weft("run --invoke add " + q(wasm) + " 2 3");
+  EXPECT_EQ(r.out, "5\n") << r.err;
+  // Default output name: the input with .wasm.
+  r = weft("wat2wasm " + q(wat));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "add.wasm"));
+  // Invalid modules are rejected unless --no-check.
+  fs::path invalid = write("invalid.wat", "(module (func (result i32) (i64.const 1)))");
+  EXPECT_EQ(weft("wat2wasm " + q(invalid) + " -o " + q(wasm)).exit_code, 1);
+  EXPECT_EQ(weft("wat2wasm --no-check " + q(invalid) + " -o " + q(wasm)).exit_code, 0);
+}
+
+TEST_F(Cli, WastPassAndFail) {
+  fs::path pass = write("pass.wast", R"wast((module (func (export "f") (result i32) (i32.const 1)))
+(assert_return (invoke "f") (i32.const 1))
+)wast");
+  fs::path fail = write("fail.wast", R"wast((module (func (export "f") (result i32) (i32.const 1)))
+(assert_return (invoke "f") (i32.const 2))
+)wast");
+  CliResult r = weft("wast --tier=interp " + q(pass));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("PASS " + pass.string() + ": 2 passed, 0 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("spec: 2 passed, 0 failed"), std::string::npos) << r.out;
+
+  r = weft("wast " + q(pass) + " " + q(fail));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("FAIL " + fail.string() + ": 1 passed, 1 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(fail.string() + ":2: assert_return: expected (i32:2), got (i32:1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("spec: 3 passed, 1 failed"), std::string::npos) << r.out;
+
+  r = weft("wast --quiet " + q(fail));
+  EXPECT_EQ(r.out.find("assert_return"), std::string::npos) << r.out;
+
+  // Expected-failure mode: succeeds only while the file fails.
+  EXPECT_EQ(weft("wast --expect-fail " + q(fail)).exit_code, 0);
+  r = weft("wast --expect-fail " + q(pass));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("remove it from the expected-failure list"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, DemoExampleRuns) {
+  CliResult r = weft(std::string("run --invoke fib '") + WEFT_EXAMPLES_DIR + "/fib.wat' 50");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "12586269025\n");
+  r = weft(std::string("run --invoke fac '") + WEFT_EXAMPLES_DIR + "/fib.wat' 20");
+  EXPECT_EQ(r.out, "2432902008176640000\n") << r.err;
+}
+
+}  // namespace

@@ -1,0 +1,194 @@
+// Internal to text/: the token cursor shared by the module and script parsers,
+// and the module parser (fields in module_parser.cc, instructions in
+// instructions.cc).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/module.h"
+#include "core/opcodes.h"
+#include "core/result.h"
+#include "text/lexer.h"
+
+namespace weft::text::detail {
+
+// A position in a TokenList plus the first error met. Parse functions return
+// false after recording the error; callers stop and propagate the false.
+class Cursor {
+ public:
+  Cursor(const TokenList& tokens, size_t pos) : tl_(tokens), pos_(pos) {}
+
+  size_t pos() const { return pos_; }
+  const Error& error() const { return *err_; }
+
+ protected:
+  const Token& peek(size_t ahead = 0) const {
+    size_t i = pos_ + ahead;
+    return i < tl_.tokens.size() ? tl_.tokens[i] : tl_.tokens.back();
+  }
+  std::string_view text(const Token& t) const { return tl_.text(t); }
+  bool at(TokKind kind) const { return peek().kind == kind; }
+  bool at_kw(Kw kw) const { return peek().kind == TokKind::Atom && peek().kw == kw; }
+  // `(kw` — the start of a form introduced by a keyword.
+  bool at_form(Kw kw) const { return at(TokKind::LParen) && peek(1).kind == TokKind::Atom && peek(1).kw == kw; }
+  // A numeric index or an $id (e.g. the optional table of `table.get`).
+  bool at_index(size_t ahead = 0) const {
+    const Token& t = peek(ahead);
+    if (t.kind == TokKind::Id) return true;
+    if (t.kind != TokKind::Atom) return false;
+    char c = text(t)[0];
+    return c >= '0' && c <= '9';
+  }
+
+  bool fail(const Token& t, std::string message);
+  bool fail_here(std::string message) { return fail(peek(), std::move(message)); }
+  bool unexpected(const char* expected);  // "unexpected token X, expected …"
+
+  bool expect_lparen();
+  bool expect_rparen();
+  bool expect_form(Kw kw, const char* name);  // consumes `(kw`
+  bool consume_kw(Kw kw) {
+    if (!at_kw(kw)) return false;
+    ++pos_;
+    return true;
+  }
+  std::optional<std::string_view> consume_id() {
+    if (!at(TokKind::Id)) return std::nullopt;
+    return text(tl_.tokens[pos_++]);
+  }
+
+  bool parse_string(std::string& out);  // one string literal, escapes decoded
+  bool parse_name(std::string& out);    // a string that must be valid UTF-8
+  bool parse_u32(uint32_t& out);
+  bool parse_u64(uint64_t& out);
+
+  const TokenList& tl_;
+  size_t pos_;
+  std::optional<Error> err_;
+};
+
+// The index spaces that symbolic identifiers can name at module level.
+enum class Space : uint8_t { Type, Func, Table, Memory, Global, Tag, Elem, Data, Count_ };
+
+// Parses the fields of one text module into a Module. Two passes: the first
+// binds every module-level identifier and reads the type section (so uses may
+// precede definitions); the second reads each field and encodes function
+// bodies and constant expressions to binary instruction bytes.
+class ModuleParser : public Cursor {
+ public:
+  // `pos` is the first field token; parsing stops at the ')' that closes the
+  // enclosing form (or at end of input).
+  ModuleParser(const TokenList& tokens, size_t pos) : Cursor(tokens, pos) {}
+
+  bool parse(Module& out);
+
+ private:
+  // A type use as written: `(type x)?` then `(param …)* (result …)*`.
+  struct TypeUse {
+    std::optional<uint32_t> index;
+    bool has_inline = false;  // any (param …) or (result …) written
+    FuncType type;
+    std::vector<std::pair<std::string_view, uint32_t>> param_names;  // id, token index
+    uint32_t token = 0;  // where the type use started (for errors)
+  };
+
+  // An open block for label resolution and end/else matching.
+  struct Block {
+    Opcode opcode;
+    std::string_view label;  // empty when unnamed
+    bool seen_else = false;
+  };
+
+  // ---- pass 1 (module_parser.cc)
+  bool scan_fields();
+  bool bind(Space space, std::optional<std::string_view> id, const Token& at, const char* what);
+
+  // ---- pass 2: fields (module_parser.cc)
+  bool parse_field();
+  bool parse_type_def(FuncType& type, std::optional<std::string_view>& id);
+  bool parse_import();
+  bool parse_func();
+  bool parse_table();
+  bool parse_memory();
+  bool parse_global();
+  bool parse_export();
+  bool parse_start();
+  bool parse_elem();
+  bool parse_data();
+  bool parse_inline_exports(ExternKind kind, uint32_t index);
+  bool parse_inline_import(Import& import);  // after `(import` was seen
+  bool check_import_order(const Token& at);
+  bool parse_data_strings(std::vector<uint8_t>& out);
+  bool parse_offset(ConstExpr& out);
+  bool parse_elem_list(ElemSegment& seg, bool allow_bare_indices);
+
+  // ---- types (module_parser.cc)
+  bool parse_valtype(ValType& out);
+  bool parse_reftype(ValType& out);
+  bool parse_heaptype(ValType& out);
+  bool parse_limits(Limits& out, unsigned bits);
+  bool parse_table_type(TableType& out);
+  bool parse_global_type(GlobalType& out);
+  bool parse_param_result_lists(FuncType& type, std::vector<std::pair<std::string_view, uint32_t>>* names,
+                                bool* has_any);
+  bool parse_typeuse(TypeUse& use, bool allow_param_names);
+  // The type index of a use, creating an implicit type when none matches.
+  bool resolve_typeuse(const TypeUse& use, uint32_t& index);
+  uint32_t find_or_add_type(const FuncType& type);
+  const FuncType* type_at(uint32_t index) const {
+    return index < module_->types.size() ? &module_->types[index] : nullptr;
+  }
+  bool parse_index(Space space, uint32_t& out);
+
+  // ---- instructions (instructions.cc)
+  // Encodes instr* up to the closing ')' of the enclosing form into `out`,
+  // then the final `end`. Locals and labels come from the current function.
+  bool parse_expr(std::vector<uint8_t>& out);
+  bool parse_instrs();
+  bool parse_folded();
+  bool parse_block_header(Opcode op);
+  bool parse_plain(Opcode op);
+  bool parse_immediates(Opcode op);
+  bool parse_block_type(std::optional<std::string_view>& label, TypeUse& use);
+  bool emit_block_type(const TypeUse& use);
+  bool parse_end_label(std::string_view label, const char* what);
+  bool parse_label(uint32_t& depth);
+  bool parse_local(uint32_t& index);
+  bool parse_memarg(const OpcodeInfo& info);
+  bool parse_lane();
+  bool parse_v128_const();
+  void emit_opcode(const OpcodeInfo& info);
+  void emit_u32(uint32_t v);
+  void emit_valtype(ValType t);
+
+  Module* module_ = nullptr;
+  struct Names {
+    std::unordered_map<std::string_view, uint32_t> ids;
+    uint32_t count = 0;
+  };
+  Names spaces_[size_t(Space::Count_)];
+  std::unordered_map<std::string, uint32_t> type_lookup_;  // signature key → first type index
+  size_t fields_begin_ = 0;
+
+  // Pass-2 state: the kinds defined so far (imports must precede them).
+  const char* last_definition_ = nullptr;
+  bool seen_start_ = false;
+  uint32_t next_[size_t(Space::Count_)] = {};  // pass 2: next index per space
+
+  // Function-body state.
+  std::vector<uint8_t>* out_ = nullptr;
+  std::unordered_map<std::string_view, uint32_t> locals_;
+  std::vector<Block> blocks_;
+  uint32_t depth_ = 0;  // folded-instruction nesting, bounded to protect the C++ stack
+  bool uses_data_count_ = false;
+};
+
+// Binary value type encoding (0x7F i32 … 0x6F externref).
+void encode_valtype(std::vector<uint8_t>& out, ValType t);
+
+}  // namespace weft::text::detail

@@ -1,0 +1,74 @@
+// Shared pieces of the `weft` subcommands.
+#include "tools/cli.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace weft::cli {
+
+CLI::Option* add_tier_option(CLI::App& command, std::string& tier) {
+  CLI::Validator known_tier(
+      [](std::string& value) -> std::string {
+        if (value == "interp") return {};
+        return "unsupported tier '" + value + "' (available: interp)";
+      },
+      "TIER", "tier");
+  return command.add_option("--tier", tier, "Execution tier: interp (the interpreter; the only tier for now)")
+      ->check(known_tier)
+      ->capture_default_str();
+}
+
+Config make_config(const std::string& /*tier*/) {
+  Config config;
+  config.tier = Tier::Interpreter;
+  return config;
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+int failure(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return kExitFailure;
+}
+
+int report_error(const Error& error, const std::string& context) {
+  std::string prefix = context.empty() ? "" : context + ": ";
+  if (error.kind == ErrorKind::Trap || error.kind == ErrorKind::Exhaustion) {
+    std::fprintf(stderr, "error: %strap: %s\n", prefix.c_str(), error.message.c_str());
+  } else {
+    std::fprintf(stderr, "error: %s%s\n", prefix.c_str(), error.to_string().c_str());
+  }
+  if (!error.detail.empty()) {
+    std::fputs(error.detail.c_str(), stderr);
+    if (error.detail.back() != '\n') std::fputc('\n', stderr);
+  }
+  return error.kind == ErrorKind::Usage ? kExitUsage : kExitFailure;
+}
+
+std::optional<std::string> check_input_file(const std::string& path) {
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) return "cannot open '" + path + "': no such file";
+  if (std::filesystem::is_directory(status)) return "cannot open '" + path + "': is a directory";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "cannot open '" + path + "': " + std::strerror(errno);
+  return std::nullopt;
+}
+
+Result<std::string> read_file(const std::string& path) {
+  if (auto problem = check_input_file(path)) return make_error(ErrorKind::Io, *problem);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) return make_error(ErrorKind::Io, "cannot read '" + path + "'");
+  return contents.str();
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,41 @@
+// Shared pieces of the `weft` subcommands: exit codes, option helpers and
+// error printing. Each subcommand lives in its own cmd_*.cc file.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "weft/weft.h"
+
+namespace weft::cli {
+
+// Exit codes of every subcommand (documented in docs/cli.md).
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;  // the input was rejected, a trap, a failed spec check
+constexpr int kExitUsage = 2;    // bad command line: unknown option, missing file, bad argument
+
+// Each registers one subcommand; its callback stores the exit code.
+void add_run_command(CLI::App& app, int& exit_code);
+void add_wast_command(CLI::App& app, int& exit_code);
+void add_validate_command(CLI::App& app, int& exit_code);
+void add_wat2wasm_command(CLI::App& app, int& exit_code);
+
+// `--tier=NAME`: the execution tier. Only "interp" exists for now; anything
+// else is rejected while parsing the command line.
+CLI::Option* add_tier_option(CLI::App& command, std::string& tier);
+Config make_config(const std::string& tier);
+
+// Prints "error: <message>" to stderr and returns kExitUsage / kExitFailure.
+int usage_error(const std::string& message);
+int failure(const std::string& message);
+// Prints an error from the library: traps as "error: trap: <message>" followed
+// by the Wasm backtrace, everything else as "error: <kind> error at <where>: …".
+int report_error(const Error& error, const std::string& context = {});
+
+// Why `path` cannot be used as an input file, or nothing if it can.
+std::optional<std::string> check_input_file(const std::string& path);
+Result<std::string> read_file(const std::string& path);
+
+}  // namespace weft::cli

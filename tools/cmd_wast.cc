@@ -1,0 +1,88 @@
+// `weft wast FILE…` — runs spec-test scripts and prints one line per file plus
+// a summary; exits 0 only if every check of every file passed.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/cli.h"
+#include "tools/wast_runner.h"
+
+namespace weft::cli {
+
+namespace {
+
+struct WastArgs {
+  std::vector<std::string> files;
+  std::string tier = "interp";
+  bool quiet = false;
+  bool verbose = false;
+  bool expect_fail = false;
+};
+
+constexpr size_t kMaxFailureDetails = 20;  // per file, unless --verbose
+
+void print_details(const std::string& file, const tools::WastReport& report, const WastArgs& args) {
+  if (args.verbose) {
+    for (const std::string& line : report.trace) std::printf("  %s:%s\n", file.c_str(), line.c_str());
+    return;
+  }
+  size_t shown = 0;
+  for (const tools::WastFailure& f : report.failures) {
+    if (shown++ == kMaxFailureDetails) {
+      std::printf("  ... and %zu more failures (-v shows all)\n", report.failures.size() - kMaxFailureDetails);
+      break;
+    }
+    std::printf("  %s:%u: %s: %s\n", file.c_str(), f.line, f.command.c_str(), f.message.c_str());
+  }
+}
+
+int run_wast_files(const WastArgs& args) {
+  for (const std::string& file : args.files)
+    if (auto problem = check_input_file(file)) return usage_error(*problem);
+
+  tools::WastOptions options;
+  options.config = make_config(args.tier);
+  options.trace = args.verbose;
+
+  uint64_t passed = 0, failed = 0;
+  std::vector<std::string> passing_files;
+  for (const std::string& file : args.files) {
+    tools::WastReport report = tools::run_wast_file(file, options);
+    passed += report.passed;
+    failed += report.failed;
+    if (report.ok()) passing_files.push_back(file);
+    if (!args.quiet) print_details(file, report, args);
+    std::printf("%s %s: %u passed, %u failed\n", report.ok() ? "PASS" : "FAIL", file.c_str(), report.passed,
+                report.failed);
+    std::fflush(stdout);
+  }
+  std::printf("spec: %llu passed, %llu failed\n", (unsigned long long)passed, (unsigned long long)failed);
+
+  if (!args.expect_fail) return failed == 0 ? kExitOk : kExitFailure;
+  // Expected-failure mode: the list may only shrink, so a file that now
+  // passes must be taken off it.
+  for (const std::string& file : passing_files)
+    std::fprintf(stderr,
+                 "error: %s passed but is expected to fail; remove it from the expected-failure list "
+                 "(spec-tests/interp.failures)\n",
+                 file.c_str());
+  if (passing_files.empty()) std::printf("expected failure: ok\n");
+  return passing_files.empty() ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+void add_wast_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<WastArgs>();
+  CLI::App* cmd = app.add_subcommand("wast", "Run WebAssembly spec-test scripts (.wast)");
+  cmd->add_option("files", args->files, "Script files")->required();
+  add_tier_option(*cmd, args->tier);
+  cmd->add_flag("-q,--quiet", args->quiet, "Print only the per-file lines and the summary");
+  cmd->add_flag("-v,--verbose", args->verbose, "Print every command's outcome, incl. rejection messages");
+  cmd->add_flag("--expect-fail", args->expect_fail,
+                "Succeed only if every file has a failing check (for expected-failure lists)");
+  cmd->callback([args, &exit_code] { exit_code = run_wast_files(*args); });
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,94 @@
+// Bounds-checked reading of instruction bytes (function bodies and constant
+// expressions) for the validator, which must be safe on any Module IR — not
+// only on what binary/ produced — and so never trusts an immediate's length.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/leb128.h"
+#include "core/opcodes.h"
+#include "core/types.h"
+
+namespace weft::validator {
+
+class CodeReader {
+ public:
+  explicit CodeReader(const std::vector<uint8_t>& bytes) : data_(bytes.data()), size_(bytes.size()) {}
+
+  size_t pos() const { return pos_; }
+  bool at_end() const { return pos_ >= size_; }
+  // Why the last read failed: an LEB128 rule or running out of bytes.
+  const char* error() const { return leb_error_message(error_); }
+
+  bool u8(uint8_t& out) {
+    if (pos_ >= size_) return fail(LebError::UnexpectedEnd);
+    out = data_[pos_++];
+    return true;
+  }
+  bool peek(uint8_t& out) const {
+    if (pos_ >= size_) return false;
+    out = data_[pos_];
+    return true;
+  }
+  bool u32(uint32_t& out) { return check(read_leb_u32(data_, size_, pos_, out)); }
+  bool s32(int32_t& out) { return check(read_leb_s32(data_, size_, pos_, out)); }
+  bool s64(int64_t& out) { return check(read_leb_s64(data_, size_, pos_, out)); }
+  bool s33(int64_t& out) { return check(read_leb_s33(data_, size_, pos_, out)); }
+  bool skip(size_t n) {
+    if (size_ - pos_ < n) return fail(LebError::UnexpectedEnd);
+    pos_ += n;
+    return true;
+  }
+  void seek(size_t pos) { pos_ = pos; }
+
+  // An opcode: one byte, or a prefix byte followed by a u32 code. nullopt with
+  // error() == "" means the bytes were read but name no known instruction.
+  std::optional<Opcode> opcode() {
+    uint8_t byte;
+    if (!u8(byte)) return std::nullopt;
+    error_ = LebError::None;
+    if (!is_prefix_byte(byte)) return opcode_from_byte(byte);
+    uint32_t code;
+    if (!u32(code)) return std::nullopt;
+    return opcode_from_prefixed(byte, code);
+  }
+
+ private:
+  bool fail(LebError e) {
+    error_ = e;
+    return false;
+  }
+  bool check(LebError e) { return e == LebError::None || fail(e); }
+
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+  LebError error_ = LebError::None;
+};
+
+// The value type a single byte encodes in the Wasm 2.0 binary format (block
+// types, `select t`), or nullopt.
+inline std::optional<ValType> valtype_from_byte(uint8_t byte) {
+  switch (byte) {
+    case 0x7F: return ValType::i32();
+    case 0x7E: return ValType::i64();
+    case 0x7D: return ValType::f32();
+    case 0x7C: return ValType::f64();
+    case 0x7B: return ValType::v128();
+    case 0x70: return ValType::funcref();
+    case 0x6F: return ValType::externref();
+    default: return std::nullopt;
+  }
+}
+
+// The reference type a heap-type byte (`ref.null`) encodes, or nullopt.
+inline std::optional<ValType> reftype_from_heap_byte(uint8_t byte) {
+  if (byte == 0x70) return ValType::funcref();
+  if (byte == 0x6F) return ValType::externref();
+  return std::nullopt;
+}
+
+}  // namespace weft::validator

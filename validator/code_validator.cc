@@ -1,0 +1,609 @@
+// Function-body validation: the dispatch loop over the opcode table, the
+// operand/control stacks, and the hand-typed (X) instruction families —
+// control, calls, parametric, variables, tables, references. Numeric, memory,
+// bulk-memory and SIMD instructions are typed generically from their row.
+#include "validator/code_validator.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace weft::validator {
+namespace {
+
+// Storage for single-value block types [] -> [t], indexed by ValType::Kind.
+constexpr ValType kSingleTypes[] = {ValType::i32(),  ValType::i64(),     ValType::f32(),      ValType::f64(),
+                                    ValType::v128(), ValType::funcref(), ValType::externref()};
+static_assert(ValType::I32 == 0 && ValType::I64 == 1 && ValType::F32 == 2 && ValType::F64 == 3 &&
+              ValType::V128 == 4 && ValType::FuncRef == 5 && ValType::ExternRef == 6);
+
+ValType sig_type(SigType t) {
+  switch (t) {
+    case SigType::I64: return ValType::i64();
+    case SigType::F32: return ValType::f32();
+    case SigType::F64: return ValType::f64();
+    case SigType::V128: return ValType::v128();
+    default: return ValType::i32();
+  }
+}
+
+// Lanes addressed by a lane immediate. Lane instructions are named after their
+// shape ("i16x8.extract_lane_s": 8 lanes); memory lane instructions after
+// their access size (v128.load32_lane: 16 / 4 lanes).
+uint32_t lane_count(const OpcodeInfo& info) {
+  if (info.immediate == ImmKind::MemargLane) return 16 / info.mem_bytes;
+  std::string_view name = info.text;
+  uint32_t lanes = 0;
+  for (size_t i = name.find('x') + 1; i < name.size() && name[i] >= '0' && name[i] <= '9'; ++i)
+    lanes = lanes * 10 + uint32_t(name[i] - '0');
+  return lanes;
+}
+
+std::string describe(ValType t) { return to_string(t); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Driver
+
+Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info) {
+  const Function& func = module_.functions[defined_index];
+  const FuncType& type = module_.types[func.type_index];  // checked by the module validator
+  func_index_ = ctx_.num_functions() - uint32_t(module_.functions.size()) + defined_index;
+  CodeReader reader(func.body);
+  reader_ = &reader;
+  instr_offset_ = 0;
+  vals_.clear();
+  ctrls_.clear();
+  locals_.clear();
+  slots_ = max_slots_ = 0;
+
+  bool ok = true;
+  uint64_t num_locals = 0;
+  auto add_locals = [&](ValType t, uint64_t count) {
+    if (count == 0) return;
+    num_locals += count;
+    if (num_locals > UINT32_MAX) {
+      ok = invalid("too many locals");
+      return;
+    }
+    if (!locals_.empty() && locals_.back().type == t) locals_.back().end = uint32_t(num_locals);
+    else locals_.push_back({uint32_t(num_locals), t});
+  };
+  for (ValType t : type.params) add_locals(t, 1);
+  for (const LocalGroup& group : func.locals) {
+    if (!ok || !(ok = check_valtype(group.type))) break;
+    add_locals(group.type, group.count);
+  }
+  num_locals_ = uint32_t(num_locals);
+
+  if (ok) {
+    push_ctrl(Opcode::End, {{}, type.results});
+    ok = run();
+  }
+  reader_ = nullptr;
+  if (!ok) return std::move(error_);
+  info.max_stack_height = max_slots_;
+  info.num_locals = num_locals_;
+  return {};
+}
+
+bool CodeValidator::run() {
+  CodeReader& reader = *reader_;
+  while (!ctrls_.empty()) {
+    instr_offset_ = reader.pos();
+    std::optional<Opcode> op = reader.opcode();
+    if (!op) {
+      if (reader.at_end()) return malformed("unexpected end of function body (missing end)");
+      return *reader.error() ? truncated() : malformed("illegal opcode");
+    }
+    const OpcodeInfo& info = opcode_info(*op);
+    if (info.prefix == 0xFD && !ctx_.options.enable_simd)
+      return invalid("SIMD support is not enabled: " + std::string(info.text));
+    if (!(info.is_special() ? special(*op) : generic(info))) return false;
+    // One instruction adds at most one block or one type's results, so
+    // checking here bounds memory for any input.
+    if (vals_.size() > kMaxOperandStackHeight) return fail(ErrorKind::Limit, "operand stack too deep");
+    if (ctrls_.size() > kMaxControlDepth) return fail(ErrorKind::Limit, "blocks nested too deeply");
+  }
+  if (!reader.at_end()) {
+    instr_offset_ = reader.pos();
+    return malformed("operators remaining after end of function");
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+bool CodeValidator::fail(ErrorKind kind, std::string message) {
+  error_ = make_error(kind, std::move(message), Location::in_function(func_index_, instr_offset_));
+  return false;
+}
+
+bool CodeValidator::mismatch(ValType expected, const Operand& actual) {
+  return invalid("type mismatch: expected " + describe(expected) + ", got " + describe(actual.type));
+}
+
+bool CodeValidator::check_valtype(ValType t) {
+  const char* problem = valtype_problem(t, ctx_.options);
+  return !problem || invalid(problem);
+}
+
+// ---------------------------------------------------------------------------
+// Operand and control stacks
+
+void CodeValidator::push_operand(Operand v) {
+  vals_.push_back(v);
+  // Unknown operands exist only in dead code; count them at the widest size
+  // so the bound holds for any executor that still translates dead code.
+  slots_ += v.unknown ? 2 : v.type.slots();
+  max_slots_ = std::max(max_slots_, slots_);
+}
+
+bool CodeValidator::pop(Operand& out) {
+  const ControlFrame& frame = ctrls_.back();
+  if (vals_.size() == frame.height) {
+    if (frame.unreachable) {
+      out = {ValType{}, true};
+      return true;
+    }
+    return invalid("type mismatch: expected an operand, but the block's stack is empty");
+  }
+  out = vals_.back();
+  vals_.pop_back();
+  slots_ -= out.unknown ? 2 : out.type.slots();
+  return true;
+}
+
+bool CodeValidator::pop_expect(ValType expected) {
+  const ControlFrame& frame = ctrls_.back();
+  if (vals_.size() == frame.height) {
+    if (frame.unreachable) return true;
+    return invalid("type mismatch: expected " + describe(expected) + ", but the block's stack is empty");
+  }
+  const Operand& v = vals_.back();
+  if (!v.unknown && v.type != expected) return mismatch(expected, v);
+  slots_ -= v.unknown ? 2 : v.type.slots();
+  vals_.pop_back();
+  return true;
+}
+
+bool CodeValidator::pop_all(std::span<const ValType> types) {
+  for (size_t i = types.size(); i-- > 0;)
+    if (!pop_expect(types[i])) return false;
+  return true;
+}
+
+// Checks the top of the stack against `types` without changing it. Same
+// outcome as the spec's push_vals(pop_vals(types)): the operands it would
+// re-push from an exhausted polymorphic stack are Unknown, which match anything.
+bool CodeValidator::peek_all(std::span<const ValType> types) {
+  const ControlFrame& frame = ctrls_.back();
+  const size_t available = vals_.size() - frame.height;
+  for (size_t k = 0; k < types.size(); ++k) {
+    ValType expected = types[types.size() - 1 - k];
+    if (k >= available) {
+      if (frame.unreachable) return true;
+      return invalid("type mismatch: expected " + describe(expected) + ", but the block's stack is empty");
+    }
+    const Operand& v = vals_[vals_.size() - 1 - k];
+    if (!v.unknown && v.type != expected) return mismatch(expected, v);
+  }
+  return true;
+}
+
+bool CodeValidator::push_ctrl(Opcode opcode, BlockSig sig) {
+  ctrls_.push_back({opcode, sig, uint32_t(vals_.size()), slots_, false});
+  push_all(sig.params);
+  return true;
+}
+
+bool CodeValidator::pop_ctrl(ControlFrame& out) {
+  const ControlFrame& frame = ctrls_.back();
+  if (!pop_all(frame.sig.results)) return false;
+  if (vals_.size() != frame.height)
+    return invalid("type mismatch: " + std::to_string(vals_.size() - frame.height) +
+                   " operand(s) left over at the end of the block");
+  out = frame;
+  ctrls_.pop_back();
+  return true;
+}
+
+void CodeValidator::set_unreachable() {
+  ControlFrame& frame = ctrls_.back();
+  vals_.resize(frame.height);
+  slots_ = frame.slot_height;
+  frame.unreachable = true;
+}
+
+// ---------------------------------------------------------------------------
+// Immediates
+
+bool CodeValidator::read_block_type(BlockSig& out) {
+  uint8_t byte;
+  if (!reader_->peek(byte)) return malformed("unexpected end");
+  if (byte == 0x40) {
+    out = {};
+    return reader_->skip(1);
+  }
+  if (std::optional<ValType> t = valtype_from_byte(byte)) {
+    out = {{}, {&kSingleTypes[t->kind], 1}};
+    return reader_->skip(1) && check_valtype(*t);
+  }
+  int64_t index;
+  if (!reader_->s33(index)) return truncated();
+  if (index < 0) return malformed("malformed block type");
+  if (uint64_t(index) >= module_.types.size()) return invalid("unknown type " + std::to_string(index));
+  const FuncType& type = module_.types[size_t(index)];
+  out = {type.params, type.results};
+  return true;
+}
+
+bool CodeValidator::read_label(uint32_t& depth) {
+  if (!read_u32(depth)) return false;
+  return depth < ctrls_.size() || invalid("unknown label " + std::to_string(depth));
+}
+
+bool CodeValidator::read_zero_byte() {
+  uint8_t byte;
+  if (!reader_->u8(byte)) return truncated();
+  return byte == 0 || malformed("zero byte expected");
+}
+
+bool CodeValidator::check_memory() { return ctx_.num_memories > 0 || invalid("unknown memory 0"); }
+
+bool CodeValidator::read_memarg(uint32_t natural_bytes) {
+  uint32_t align, offset;
+  if (!read_u32(align) || !read_u32(offset) || !check_memory()) return false;
+  if (align >= 32 || (uint64_t(1) << align) > natural_bytes)
+    return invalid("alignment must not be larger than natural");
+  return true;
+}
+
+bool CodeValidator::read_table(uint32_t& index) {
+  if (!read_u32(index)) return false;
+  return index < ctx_.tables.size() || invalid("unknown table " + std::to_string(index));
+}
+
+bool CodeValidator::check_elem(uint32_t index) {
+  return index < ctx_.num_elems() || invalid("unknown elem segment " + std::to_string(index));
+}
+
+bool CodeValidator::check_data(uint32_t index) {
+  return index < ctx_.num_datas() || invalid("unknown data segment " + std::to_string(index));
+}
+
+bool CodeValidator::local_type(uint32_t index, ValType& out) {
+  if (index >= num_locals_) return invalid("unknown local " + std::to_string(index));
+  auto run = std::upper_bound(locals_.begin(), locals_.end(), index,
+                              [](uint32_t i, const LocalRun& r) { return i < r.end; });
+  out = run->type;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Plain-signature instructions: numeric, memory, bulk memory, table.size, SIMD
+
+bool CodeValidator::generic(const OpcodeInfo& info) {
+  if (info.immediate != ImmKind::None && !table_immediates(info)) return false;
+  for (int i = info.operand_count() - 1; i >= 0; --i)
+    if (!pop_expect(sig_type(info.operands[i]))) return false;
+  if (info.result != SigType::None) push(sig_type(info.result));
+  return true;
+}
+
+bool CodeValidator::table_immediates(const OpcodeInfo& info) {
+  CodeReader& r = *reader_;
+  switch (info.immediate) {
+    case ImmKind::None: return true;
+    case ImmKind::I32: { int32_t v; return r.s32(v) || truncated(); }
+    case ImmKind::I64: { int64_t v; return r.s64(v) || truncated(); }
+    case ImmKind::F32: return r.skip(4) || truncated();
+    case ImmKind::F64: return r.skip(8) || truncated();
+    case ImmKind::V128: return r.skip(16) || truncated();
+    case ImmKind::Memarg: return read_memarg(info.mem_bytes);
+    case ImmKind::MemargLane:
+    case ImmKind::Lane: {
+      if (info.immediate == ImmKind::MemargLane && !read_memarg(info.mem_bytes)) return false;
+      uint8_t lane;
+      if (!r.u8(lane)) return truncated();
+      return lane < lane_count(info) || invalid("invalid lane index");
+    }
+    case ImmKind::Shuffle:
+      for (int i = 0; i < 16; ++i) {
+        uint8_t lane;
+        if (!r.u8(lane)) return truncated();
+        if (lane >= 32) return invalid("invalid lane index");
+      }
+      return true;
+    case ImmKind::MemIdx: return read_zero_byte() && check_memory();
+    case ImmKind::MemoryCopy: return read_zero_byte() && read_zero_byte() && check_memory();
+    case ImmKind::MemoryInit: {
+      uint32_t data;
+      return read_u32(data) && read_zero_byte() && check_memory() && check_data(data);
+    }
+    case ImmKind::DataIdx: {
+      uint32_t data;
+      return read_u32(data) && check_data(data);
+    }
+    case ImmKind::ElemIdx: {
+      uint32_t elem;
+      return read_u32(elem) && check_elem(elem);
+    }
+    case ImmKind::TableIdx: {
+      uint32_t table;
+      return read_table(table);
+    }
+    case ImmKind::TableInit: {
+      uint32_t elem, table;
+      if (!read_u32(elem) || !read_table(table) || !check_elem(elem)) return false;
+      if (module_.elems[elem].type != ctx_.tables[table].element)
+        return invalid("type mismatch: elem segment " + std::to_string(elem) + " of " +
+                       describe(module_.elems[elem].type) + " into a table of " +
+                       describe(ctx_.tables[table].element));
+      return true;
+    }
+    case ImmKind::TableCopy: {
+      uint32_t dst, src;
+      if (!read_table(dst) || !read_table(src)) return false;
+      if (ctx_.tables[dst].element != ctx_.tables[src].element)
+        return invalid("type mismatch: table.copy from a table of " + describe(ctx_.tables[src].element) +
+                       " to a table of " + describe(ctx_.tables[dst].element));
+      return true;
+    }
+    default:
+      // The other immediate kinds belong to X rows only (core/opcodes.def).
+      return invalid("internal error: no generic rule for " + std::string(info.text));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Hand-typed instructions
+
+bool CodeValidator::special(Opcode op) {
+  switch (op) {
+    case Opcode::Unreachable: case Opcode::Block: case Opcode::Loop: case Opcode::If: case Opcode::Else:
+    case Opcode::End: case Opcode::Br: case Opcode::BrIf: case Opcode::Return:
+      return control(op);
+    case Opcode::BrTable: return br_table();
+    case Opcode::Call: case Opcode::CallIndirect: return call(op);
+    case Opcode::Drop: case Opcode::Select: case Opcode::SelectT: return parametric(op);
+    case Opcode::LocalGet: case Opcode::LocalSet: case Opcode::LocalTee: case Opcode::GlobalGet:
+    case Opcode::GlobalSet:
+      return variable(op);
+    case Opcode::TableGet: case Opcode::TableSet: case Opcode::TableGrow: case Opcode::TableFill:
+      return table_op(op);
+    case Opcode::RefNull: case Opcode::RefIsNull: case Opcode::RefFunc: return reference(op);
+    default: return invalid("internal error: no typing rule for " + std::string(opcode_info(op).text));
+  }
+}
+
+// -- Control ----------------------------------------------------------------
+
+bool CodeValidator::control(Opcode op) {
+  switch (op) {
+    case Opcode::Unreachable:
+      set_unreachable();
+      return true;
+    case Opcode::Block:
+    case Opcode::Loop: {
+      BlockSig sig;
+      return read_block_type(sig) && pop_all(sig.params) && push_ctrl(op, sig);
+    }
+    case Opcode::If: {
+      BlockSig sig;
+      return read_block_type(sig) && pop_expect(ValType::i32()) && pop_all(sig.params) && push_ctrl(op, sig);
+    }
+    case Opcode::Else: {
+      if (ctrls_.back().opcode != Opcode::If) return malformed("else without matching if");
+      ControlFrame frame;
+      return pop_ctrl(frame) && push_ctrl(Opcode::Else, frame.sig);
+    }
+    case Opcode::End: {
+      ControlFrame frame;
+      if (!pop_ctrl(frame)) return false;
+      // A missing else branch passes the parameters through unchanged.
+      if (frame.opcode == Opcode::If && !std::ranges::equal(frame.sig.params, frame.sig.results))
+        return invalid("type mismatch: if without else must have equal parameter and result types");
+      if (!ctrls_.empty()) push_all(frame.sig.results);
+      return true;
+    }
+    case Opcode::Br: {
+      uint32_t depth;
+      if (!read_label(depth) || !pop_all(frame_at(depth).label_types())) return false;
+      set_unreachable();
+      return true;
+    }
+    case Opcode::BrIf: {
+      uint32_t depth;
+      if (!read_label(depth) || !pop_expect(ValType::i32())) return false;
+      std::span<const ValType> types = frame_at(depth).label_types();
+      if (!pop_all(types)) return false;
+      push_all(types);
+      return true;
+    }
+    case Opcode::Return:
+      if (!pop_all(ctrls_.front().sig.results)) return false;
+      set_unreachable();
+      return true;
+    default:
+      return invalid("internal error");
+  }
+}
+
+bool CodeValidator::br_table() {
+  uint32_t count;
+  if (!read_u32(count)) return false;
+  // The default label comes last but fixes the arity every target must have,
+  // so find it first, then type-check each target against the stack.
+  const size_t targets_at = reader_->pos();
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t depth;
+    if (!read_u32(depth)) return false;
+  }
+  uint32_t default_depth;
+  if (!read_label(default_depth) || !pop_expect(ValType::i32())) return false;
+  const size_t end_at = reader_->pos();
+  const std::span<const ValType> default_types = frame_at(default_depth).label_types();
+
+  reader_->seek(targets_at);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t depth;
+    if (!read_label(depth)) return false;
+    std::span<const ValType> types = frame_at(depth).label_types();
+    if (types.size() != default_types.size())
+      return invalid("type mismatch: br_table target " + std::to_string(depth) + " has arity " +
+                     std::to_string(types.size()) + ", the default has " + std::to_string(default_types.size()));
+    if (!peek_all(types)) return false;
+  }
+  reader_->seek(end_at);
+  if (!pop_all(default_types)) return false;
+  set_unreachable();
+  return true;
+}
+
+// -- Calls ------------------------------------------------------------------
+
+bool CodeValidator::call(Opcode op) {
+  const FuncType* type;
+  if (op == Opcode::Call) {
+    uint32_t func;
+    if (!read_u32(func)) return false;
+    if (func >= ctx_.num_functions()) return invalid("unknown function " + std::to_string(func));
+    type = &ctx_.function_type(func);
+  } else {
+    uint32_t type_index, table;
+    if (!read_u32(type_index) || !read_table(table)) return false;
+    if (ctx_.tables[table].element != ValType::funcref())
+      return invalid("type mismatch: call_indirect through table " + std::to_string(table) + " of " +
+                     describe(ctx_.tables[table].element));
+    if (type_index >= module_.types.size()) return invalid("unknown type " + std::to_string(type_index));
+    type = &module_.types[type_index];
+    if (!pop_expect(ValType::i32())) return false;
+  }
+  if (!pop_all(type->params)) return false;
+  push_all(type->results);
+  return true;
+}
+
+// -- Parametric -------------------------------------------------------------
+
+bool CodeValidator::parametric(Opcode op) {
+  Operand top, below;
+  switch (op) {
+    case Opcode::Drop: return pop(top);
+    case Opcode::Select: {
+      if (!pop_expect(ValType::i32()) || !pop(top) || !pop(below)) return false;
+      // Untyped select exists only for numeric and vector operands (executors
+      // must know the width without a type annotation).
+      auto numeric = [](const Operand& v) { return v.unknown || v.type.is_num(); };
+      auto vector = [](const Operand& v) { return v.unknown || v.type.is_vec(); };
+      if (!((numeric(top) && numeric(below)) || (vector(top) && vector(below))))
+        return invalid("type mismatch: select without a type needs numeric or vector operands");
+      if (!top.unknown && !below.unknown && top.type != below.type)
+        return invalid("type mismatch: select operands " + describe(below.type) + " and " + describe(top.type));
+      push_operand(top.unknown ? below : top);
+      return true;
+    }
+    case Opcode::SelectT: {
+      uint32_t count;
+      if (!read_u32(count)) return false;
+      if (count != 1) return invalid("invalid result arity");
+      uint8_t byte;
+      if (!reader_->u8(byte)) return truncated();
+      std::optional<ValType> t = valtype_from_byte(byte);
+      if (!t) return malformed("malformed value type");
+      if (!check_valtype(*t) || !pop_expect(ValType::i32()) || !pop_expect(*t) || !pop_expect(*t)) return false;
+      push(*t);
+      return true;
+    }
+    default:
+      return invalid("internal error");
+  }
+}
+
+// -- Variables --------------------------------------------------------------
+
+bool CodeValidator::variable(Opcode op) {
+  uint32_t index;
+  if (!read_u32(index)) return false;
+  if (op == Opcode::GlobalGet || op == Opcode::GlobalSet) {
+    if (index >= ctx_.globals.size()) return invalid("unknown global " + std::to_string(index));
+    const GlobalType& global = ctx_.globals[index];
+    if (op == Opcode::GlobalGet) {
+      push(global.type);
+      return true;
+    }
+    if (!global.is_mutable) return invalid("global is immutable");
+    return pop_expect(global.type);
+  }
+  ValType t;
+  if (!local_type(index, t)) return false;
+  if (op == Opcode::LocalGet) {
+    push(t);
+    return true;
+  }
+  if (!pop_expect(t)) return false;
+  if (op == Opcode::LocalTee) push(t);
+  return true;
+}
+
+// -- Tables -----------------------------------------------------------------
+
+bool CodeValidator::table_op(Opcode op) {
+  uint32_t table;
+  if (!read_table(table)) return false;
+  const ValType elem = ctx_.tables[table].element;
+  switch (op) {
+    case Opcode::TableGet:
+      if (!pop_expect(ValType::i32())) return false;
+      push(elem);
+      return true;
+    case Opcode::TableSet: return pop_expect(elem) && pop_expect(ValType::i32());
+    case Opcode::TableGrow:
+      if (!pop_expect(ValType::i32()) || !pop_expect(elem)) return false;
+      push(ValType::i32());
+      return true;
+    case Opcode::TableFill:
+      return pop_expect(ValType::i32()) && pop_expect(elem) && pop_expect(ValType::i32());
+    default:
+      return invalid("internal error");
+  }
+}
+
+// -- References -------------------------------------------------------------
+
+bool CodeValidator::reference(Opcode op) {
+  switch (op) {
+    case Opcode::RefNull: {
+      uint8_t byte;
+      if (!reader_->u8(byte)) return truncated();
+      std::optional<ValType> t = reftype_from_heap_byte(byte);
+      if (!t) return malformed("malformed reference type");
+      push(*t);
+      return true;
+    }
+    case Opcode::RefIsNull: {
+      Operand v;
+      if (!pop(v)) return false;
+      if (!v.unknown && !v.type.is_ref())
+        return invalid("type mismatch: ref.is_null needs a reference, got " + describe(v.type));
+      push(ValType::i32());
+      return true;
+    }
+    case Opcode::RefFunc: {
+      uint32_t func;
+      if (!read_u32(func)) return false;
+      if (func >= ctx_.num_functions()) return invalid("unknown function " + std::to_string(func));
+      // C.refs: a body may only take references to functions the module
+      // declares elsewhere, so engines know them before running any code.
+      if (!ctx_.declared_function_refs[func]) return invalid("undeclared function reference");
+      push(ValType::funcref());
+      return true;
+    }
+    default:
+      return invalid("internal error");
+  }
+}
+
+}  // namespace weft::validator

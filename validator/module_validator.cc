@@ -1,0 +1,232 @@
+// Module-level validation: types, imports, index spaces, limits, globals,
+// exports, start, segments, tags, C.refs — then every function body.
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "validator/code_validator.h"
+#include "validator/module_context.h"
+#include "validator/validator.h"
+
+namespace weft::validator {
+namespace {
+
+Error module_error(std::string message) { return make_error(ErrorKind::Invalid, std::move(message)); }
+
+std::string entity(const char* what, size_t index) { return std::string(what) + " " + std::to_string(index); }
+
+Result<void> check_valtype(const ModuleContext& ctx, ValType t, const std::string& where) {
+  if (const char* problem = valtype_problem(t, ctx.options)) return module_error(problem + (" in " + where));
+  return {};
+}
+
+Result<void> check_type_index(const ModuleContext& ctx, uint32_t index, const std::string& where) {
+  if (index >= ctx.module.types.size()) return module_error("unknown type " + std::to_string(index) + " in " + where);
+  return {};
+}
+
+Result<void> check_limits(const Limits& limits, uint64_t bound, const char* too_large, const std::string& where) {
+  if (limits.min > bound || (limits.max && *limits.max > bound)) return module_error(too_large + (" in " + where));
+  if (limits.max && limits.min > *limits.max)
+    return module_error("size minimum must not be greater than maximum in " + where);
+  return {};
+}
+
+Result<void> check_table_type(const ModuleContext& ctx, const TableType& type, const std::string& where) {
+  WEFT_TRY(check_valtype(ctx, type.element, where));
+  if (!type.element.is_ref()) return module_error("malformed reference type: table of " + to_string(type.element));
+  return check_limits(type.limits, kMaxTableSize, "table size must be at most 2^32-1", where);
+}
+
+Result<void> check_memory_type(const MemoryType& type, const std::string& where) {
+  return check_limits(type.limits, kMaxMemoryPages, "memory size must be at most 65536 pages (4GiB)", where);
+}
+
+// Tags (exception handling / fiber events) carry values but return nothing.
+Result<void> check_tag_type(const ModuleContext& ctx, uint32_t type_index, const std::string& where) {
+  WEFT_TRY(check_type_index(ctx, type_index, where));
+  if (!ctx.module.types[type_index].results.empty()) return module_error("non-empty tag result type in " + where);
+  return {};
+}
+
+// -- Index spaces ----------------------------------------------------------
+
+Result<void> build_index_spaces(ModuleContext& ctx) {
+  const Module& m = ctx.module;
+  for (size_t i = 0; i < m.types.size(); ++i) {
+    for (ValType t : m.types[i].params) WEFT_TRY(check_valtype(ctx, t, entity("type", i)));
+    for (ValType t : m.types[i].results) WEFT_TRY(check_valtype(ctx, t, entity("type", i)));
+  }
+  uint32_t num_tags = 0;
+  for (size_t i = 0; i < m.imports.size(); ++i) {
+    const Import& imp = m.imports[i];
+    const std::string where = "import " + std::to_string(i) + " \"" + imp.module + "\" \"" + imp.name + "\"";
+    switch (imp.kind) {
+      case ExternKind::Func:
+        WEFT_TRY(check_type_index(ctx, imp.type_index, where));
+        ctx.function_types.push_back(imp.type_index);
+        break;
+      case ExternKind::Table:
+        WEFT_TRY(check_table_type(ctx, imp.table, where));
+        ctx.tables.push_back(imp.table);
+        break;
+      case ExternKind::Memory:
+        WEFT_TRY(check_memory_type(imp.memory, where));
+        ++ctx.num_memories;
+        break;
+      case ExternKind::Global:
+        WEFT_TRY(check_valtype(ctx, imp.global.type, where));
+        ctx.globals.push_back(imp.global);
+        ++ctx.num_imported_globals;
+        break;
+      case ExternKind::Tag:
+        WEFT_TRY(check_tag_type(ctx, imp.type_index, where));
+        ++num_tags;
+        break;
+      default:
+        return module_error("malformed import kind in " + where);
+    }
+  }
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    WEFT_TRY(check_type_index(ctx, m.functions[i].type_index, entity("function", ctx.function_types.size())));
+    ctx.function_types.push_back(m.functions[i].type_index);
+  }
+  for (const Table& table : m.tables) {
+    WEFT_TRY(check_table_type(ctx, table.type, entity("table", ctx.tables.size())));
+    ctx.tables.push_back(table.type);
+  }
+  for (const Memory& memory : m.memories) {
+    WEFT_TRY(check_memory_type(memory.type, entity("memory", ctx.num_memories)));
+    ++ctx.num_memories;
+  }
+  // Wasm 2.0 has one memory; its instructions encode the index as a 0x00 byte.
+  if (ctx.num_memories > 1) return module_error("multiple memories");
+  for (const Tag& tag : m.tags) WEFT_TRY(check_tag_type(ctx, tag.type_index, entity("tag", num_tags++)));
+  // The whole global index space is visible to code; constant expressions see
+  // only the imported prefix (check_const_expr).
+  for (const Global& global : m.globals) {
+    WEFT_TRY(check_valtype(ctx, global.type.type, entity("global", ctx.globals.size())));
+    ctx.globals.push_back(global.type);
+  }
+  return {};
+}
+
+// C.refs: functions referenced anywhere outside function bodies.
+void compute_declared_refs(ModuleContext& ctx) {
+  const Module& m = ctx.module;
+  std::vector<bool>& declared = ctx.declared_function_refs;
+  declared.assign(ctx.num_functions(), false);
+  for (const Global& global : m.globals) mark_ref_funcs(global.init, declared);
+  for (const ElemSegment& elem : m.elems) {
+    mark_ref_funcs(elem.offset, declared);
+    for (const ConstExpr& item : elem.items) mark_ref_funcs(item, declared);
+  }
+  for (const DataSegment& data : m.datas) mark_ref_funcs(data.offset, declared);
+  for (const Export& exp : m.exports)
+    if (exp.kind == ExternKind::Func && exp.index < declared.size()) declared[exp.index] = true;
+}
+
+// -- Module fields ------------------------------------------------------------
+
+Result<void> check_globals(const ModuleContext& ctx) {
+  const Module& m = ctx.module;
+  for (size_t i = 0; i < m.globals.size(); ++i) {
+    const std::string where = entity("global", ctx.num_imported_globals + i) + " initialiser";
+    WEFT_TRY(check_const_expr(ctx, m.globals[i].init, m.globals[i].type.type, where));
+  }
+  return {};
+}
+
+Result<void> check_exports(const ModuleContext& ctx) {
+  const Module& m = ctx.module;
+  std::vector<std::string_view> names;
+  names.reserve(m.exports.size());
+  const uint32_t num_tags = m.total_tags();
+  for (const Export& exp : m.exports) {
+    uint32_t count = 0;
+    switch (exp.kind) {
+      case ExternKind::Func: count = ctx.num_functions(); break;
+      case ExternKind::Table: count = uint32_t(ctx.tables.size()); break;
+      case ExternKind::Memory: count = ctx.num_memories; break;
+      case ExternKind::Global: count = uint32_t(ctx.globals.size()); break;
+      case ExternKind::Tag: count = num_tags; break;
+      default: return module_error("malformed export kind in export \"" + exp.name + "\"");
+    }
+    if (exp.index >= count)
+      return module_error(std::string("unknown ") + to_string(exp.kind) + " " + std::to_string(exp.index) +
+                          " in export \"" + exp.name + "\"");
+    names.push_back(exp.name);
+  }
+  std::sort(names.begin(), names.end());
+  auto dup = std::adjacent_find(names.begin(), names.end());
+  if (dup != names.end()) return module_error("duplicate export name \"" + std::string(*dup) + "\"");
+  return {};
+}
+
+Result<void> check_start(const ModuleContext& ctx) {
+  if (!ctx.module.start) return {};
+  const uint32_t func = *ctx.module.start;
+  if (func >= ctx.num_functions()) return module_error("unknown function " + std::to_string(func) + " as start");
+  const FuncType& type = ctx.function_type(func);
+  if (!type.params.empty() || !type.results.empty())
+    return module_error("start function must have type [] -> [], has " + to_string(type));
+  return {};
+}
+
+Result<void> check_elems(const ModuleContext& ctx) {
+  const Module& m = ctx.module;
+  for (size_t i = 0; i < m.elems.size(); ++i) {
+    const ElemSegment& elem = m.elems[i];
+    const std::string where = entity("elem segment", i);
+    WEFT_TRY(check_valtype(ctx, elem.type, where));
+    if (!elem.type.is_ref()) return module_error("malformed reference type in " + where);
+    for (const ConstExpr& item : elem.items) WEFT_TRY(check_const_expr(ctx, item, elem.type, where + " item"));
+    if (elem.mode == SegmentMode::Active) {
+      if (elem.table >= ctx.tables.size())
+        return module_error("unknown table " + std::to_string(elem.table) + " in " + where);
+      WEFT_TRY(check_const_expr(ctx, elem.offset, ValType::i32(), where + " offset"));
+      const ValType table_elem = ctx.tables[elem.table].element;
+      if (table_elem != elem.type)
+        return module_error("type mismatch: " + where + " of " + to_string(elem.type) + " for a table of " +
+                            to_string(table_elem));
+    }
+  }
+  return {};
+}
+
+Result<void> check_datas(const ModuleContext& ctx) {
+  const Module& m = ctx.module;
+  for (size_t i = 0; i < m.datas.size(); ++i) {
+    const DataSegment& data = m.datas[i];
+    if (data.mode != SegmentMode::Active) continue;
+    const std::string where = entity("data segment", i);
+    if (data.memory >= ctx.num_memories)
+      return module_error("unknown memory " + std::to_string(data.memory) + " in " + where);
+    WEFT_TRY(check_const_expr(ctx, data.offset, ValType::i32(), where + " offset"));
+  }
+  if (m.data_count && *m.data_count != m.datas.size())
+    return make_error(ErrorKind::Malformed, "data count and data section have inconsistent lengths");
+  return {};
+}
+
+}  // namespace
+
+Result<ValidationInfo> validate_module(const Module& module, const ValidateOptions& options) {
+  ModuleContext ctx{module, options, {}, {}, {}, 0, 0, {}};
+  WEFT_TRY(build_index_spaces(ctx));
+  compute_declared_refs(ctx);
+  WEFT_TRY(check_globals(ctx));
+  WEFT_TRY(check_exports(ctx));
+  WEFT_TRY(check_start(ctx));
+  WEFT_TRY(check_elems(ctx));
+  WEFT_TRY(check_datas(ctx));
+
+  ValidationInfo info;
+  info.functions.resize(module.functions.size());
+  CodeValidator code(ctx);
+  for (uint32_t i = 0; i < module.functions.size(); ++i) WEFT_TRY(code.validate(i, info.functions[i]));
+  info.declared_function_refs = std::move(ctx.declared_function_refs);
+  return info;
+}
+
+}  // namespace weft::validator
