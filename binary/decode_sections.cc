@@ -54,124 +54,84 @@ bool ModuleDecoder::const_expr(Reader& r, ConstExpr& out) {
 // Sections 1–8, 12, 13
 
 bool ModuleDecoder::type_section(Reader& r) {
-  uint32_t n = 0;
-  if (!r.count(n, 3)) return false;
-  module.types.resize(n);
-  for (FuncType& type : module.types) {
+  auto read_type = [&](ValType& t) { return value_type(r, t); };
+  return read_vec(r, module.types, 3, [&](FuncType& type) {
     uint8_t form = 0;
     if (!r.u8(form)) return false;
+    // The spec reads the form as a one-byte signed LEB.
+    if (form & 0x80) return r.fail_at(r.offset() - 1, "integer representation too long");
     if (form != 0x60) return r.fail_at(r.offset() - 1, "malformed function type");
-    for (std::vector<ValType>* list : {&type.params, &type.results}) {
-      uint32_t count = 0;
-      if (!r.count(count)) return false;
-      list->resize(count);
-      for (ValType& t : *list) {
-        if (!value_type(r, t)) return false;
-      }
-    }
-  }
-  return true;
+    return read_vec(r, type.params, 1, read_type) && read_vec(r, type.results, 1, read_type);
+  });
 }
 
 bool ModuleDecoder::import_section(Reader& r) {
-  uint32_t n = 0;
-  if (!r.count(n, 4)) return false;
-  module.imports.resize(n);
-  for (Import& imp : module.imports) {
-    if (!r.name(imp.module) || !r.name(imp.name)) return false;
-    const uint64_t kind_offset = r.offset();
-    uint8_t kind = 0;
-    if (!r.u8(kind)) return false;
-    switch (kind) {
-      case kExternFunc:
-        imp.kind = ExternKind::Func;
-        if (!r.u32(imp.type_index)) return false;
-        break;
-      case kExternTable:
-        imp.kind = ExternKind::Table;
-        if (!table_type(r, imp.table)) return false;
-        break;
-      case kExternMemory:
-        imp.kind = ExternKind::Memory;
-        if (!limits(r, imp.memory.limits)) return false;
-        break;
-      case kExternGlobal:
-        imp.kind = ExternKind::Global;
-        if (!global_type(r, imp.global)) return false;
-        break;
-      case kExternTag: {
-        if (!options.enable_fibers) return r.fail_at(kind_offset, "malformed import kind");
-        imp.kind = ExternKind::Tag;
-        uint8_t attribute = 0;
-        if (!r.u8(attribute)) return false;
-        if (attribute != 0) return r.fail_at(r.offset() - 1, "malformed tag attribute");
-        if (!r.u32(imp.type_index)) return false;
-        break;
-      }
-      default: return r.fail_at(kind_offset, "malformed import kind");
-    }
+  return read_vec(r, module.imports, 4, [&](Import& imp) { return import(r, imp); });
+}
+
+bool ModuleDecoder::import(Reader& r, Import& imp) {
+  if (!r.name(imp.module) || !r.name(imp.name)) return false;
+  const uint64_t kind_offset = r.offset();
+  uint8_t kind = 0;
+  if (!r.u8(kind)) return false;
+  switch (kind) {
+    case kExternFunc:
+      imp.kind = ExternKind::Func;
+      if (!r.u32(imp.type_index)) return false;
+      break;
+    case kExternTable:
+      imp.kind = ExternKind::Table;
+      if (!table_type(r, imp.table)) return false;
+      break;
+    case kExternMemory:
+      imp.kind = ExternKind::Memory;
+      if (!limits(r, imp.memory.limits)) return false;
+      break;
+    case kExternGlobal:
+      imp.kind = ExternKind::Global;
+      if (!global_type(r, imp.global)) return false;
+      break;
+    case kExternTag:
+      if (!options.enable_fibers) return r.fail_at(kind_offset, "malformed import kind");
+      imp.kind = ExternKind::Tag;
+      if (!tag_type(r, imp.type_index)) return false;
+      break;
+    default: return r.fail_at(kind_offset, "malformed import kind");
   }
   return true;
 }
 
 bool ModuleDecoder::function_section(Reader& r) {
-  uint32_t n = 0;
-  if (!r.count(n)) return false;
-  module.functions.resize(n);
-  for (Function& func : module.functions) {
-    if (!r.u32(func.type_index)) return false;
-  }
-  return true;
+  return read_vec(r, module.functions, 1, [&](Function& func) { return r.u32(func.type_index); });
 }
 
 bool ModuleDecoder::table_section(Reader& r) {
-  uint32_t n = 0;
-  if (!r.count(n, 3)) return false;
-  module.tables.resize(n);
-  for (Table& table : module.tables) {
-    if (!table_type(r, table.type)) return false;
-  }
-  return true;
+  return read_vec(r, module.tables, 3, [&](Table& table) { return table_type(r, table.type); });
 }
 
 bool ModuleDecoder::memory_section(Reader& r) {
-  uint32_t n = 0;
-  if (!r.count(n, 2)) return false;
-  module.memories.resize(n);
-  for (Memory& memory : module.memories) {
-    if (!limits(r, memory.type.limits)) return false;
-  }
-  return true;
+  return read_vec(r, module.memories, 2, [&](Memory& memory) { return limits(r, memory.type.limits); });
 }
 
 bool ModuleDecoder::tag_section(Reader& r) {
-  uint32_t n = 0;
-  if (!r.count(n, 2)) return false;
-  module.tags.resize(n);
-  for (Tag& tag : module.tags) {
-    uint8_t attribute = 0;
-    if (!r.u8(attribute)) return false;
-    if (attribute != 0) return r.fail_at(r.offset() - 1, "malformed tag attribute");
-    if (!r.u32(tag.type_index)) return false;
-  }
-  return true;
+  return read_vec(r, module.tags, 2, [&](Tag& tag) { return tag_type(r, tag.type_index); });
+}
+
+bool ModuleDecoder::tag_type(Reader& r, uint32_t& type_index) {
+  uint8_t attribute = 0;
+  if (!r.u8(attribute)) return false;
+  // The exception-handling attribute: 0 = exception, the only one defined.
+  if (attribute != 0) return r.fail_at(r.offset() - 1, "malformed tag attribute");
+  return r.u32(type_index);
 }
 
 bool ModuleDecoder::global_section(Reader& r) {
-  uint32_t n = 0;
-  if (!r.count(n, 3)) return false;
-  module.globals.resize(n);
-  for (Global& global : module.globals) {
-    if (!global_type(r, global.type) || !const_expr(r, global.init)) return false;
-  }
-  return true;
+  return read_vec(r, module.globals, 3,
+                  [&](Global& global) { return global_type(r, global.type) && const_expr(r, global.init); });
 }
 
 bool ModuleDecoder::export_section(Reader& r) {
-  uint32_t n = 0;
-  if (!r.count(n, 3)) return false;
-  module.exports.resize(n);
-  for (Export& exp : module.exports) {
+  return read_vec(r, module.exports, 3, [&](Export& exp) {
     if (!r.name(exp.name)) return false;
     uint8_t kind = 0;
     if (!r.u8(kind)) return false;
@@ -179,9 +139,8 @@ bool ModuleDecoder::export_section(Reader& r) {
       return r.fail_at(r.offset() - 1, "malformed export kind");
     }
     exp.kind = ExternKind(kind);
-    if (!r.u32(exp.index)) return false;
-  }
-  return true;
+    return r.u32(exp.index);
+  });
 }
 
 bool ModuleDecoder::start_section(Reader& r) {
@@ -211,7 +170,7 @@ bool ModuleDecoder::code_section(Reader& r) {
   saw_code_section = true;
   for (Function& func : module.functions) {
     uint32_t size = 0;
-    if (!r.count(size)) return false;
+    if (!r.length(size)) return false;
     Reader body = r.take(size, kUnexpectedEndOfSection);
     if (!function_body(body, func)) return false;
   }
@@ -219,18 +178,16 @@ bool ModuleDecoder::code_section(Reader& r) {
 }
 
 bool ModuleDecoder::function_body(Reader& r, Function& func) {
-  uint32_t groups = 0;
-  if (!r.count(groups, 2)) return false;
-  func.locals.resize(groups);
   uint64_t total = 0;
-  for (LocalGroup& group : func.locals) {
+  const bool locals_ok = read_vec(r, func.locals, 2, [&](LocalGroup& group) {
     const uint64_t at = r.offset();
     if (!r.u32(group.count)) return false;
     total += group.count;
     // The spec's only bound: the total must fit the u32 local index space.
     if (total > 0xFFFFFFFFull) return r.fail_at(at, "too many locals");
-    if (!value_type(r, group.type)) return false;
-  }
+    return value_type(r, group.type);
+  });
+  if (!locals_ok) return false;
 
   const uint8_t* start = r.pos();
   ExprContext ctx;

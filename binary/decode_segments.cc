@@ -19,89 +19,83 @@ ConstExpr ref_func_expr(uint32_t func_index) {
 }  // namespace
 
 bool ModuleDecoder::elem_section(Reader& r) {
-  uint32_t n = 0;
-  if (!r.count(n, 3)) return false;
-  module.elems.resize(n);
-  for (ElemSegment& seg : module.elems) {
-    // Flag bits: 0 = passive/declarative, 1 = explicit table (active) or
-    // declarative (otherwise), 2 = items are expressions.
-    const uint64_t flags_offset = r.offset();
-    uint32_t flags = 0;
-    if (!r.u32(flags)) return false;
-    if (flags > 7) return r.fail_at(flags_offset, "malformed elements segment kind");
-    const bool passive_or_declarative = flags & 1;
-    const bool has_table_or_declarative = flags & 2;
-    seg.uses_expressions = flags & 4;
+  return read_vec(r, module.elems, 3, [&](ElemSegment& seg) { return elem_segment(r, seg); });
+}
 
-    if (passive_or_declarative) {
-      seg.mode = has_table_or_declarative ? SegmentMode::Declarative : SegmentMode::Passive;
+bool ModuleDecoder::elem_segment(Reader& r, ElemSegment& seg) {
+  // Flag bits: 0 = passive/declarative, 1 = explicit table (active) or
+  // declarative (otherwise), 2 = items are expressions.
+  const uint64_t flags_offset = r.offset();
+  uint32_t flags = 0;
+  if (!r.u32(flags)) return false;
+  if (flags > 7) return r.fail_at(flags_offset, "malformed elements segment kind");
+  const bool passive_or_declarative = flags & 1;
+  const bool has_table_or_declarative = flags & 2;
+  seg.uses_expressions = flags & 4;
+
+  if (passive_or_declarative) {
+    seg.mode = has_table_or_declarative ? SegmentMode::Declarative : SegmentMode::Passive;
+  } else {
+    seg.mode = SegmentMode::Active;
+    if (has_table_or_declarative && !r.u32(seg.table)) return false;
+    if (!const_expr(r, seg.offset)) return false;
+  }
+
+  // Flags 0 and 4 imply funcref; the others spell out an element kind
+  // (function indices) or a reference type (expressions).
+  seg.type = ValType::funcref();
+  if (flags & 3) {
+    if (seg.uses_expressions) {
+      if (!read_ref_type(r, seg.type)) return false;
     } else {
-      seg.mode = SegmentMode::Active;
-      if (has_table_or_declarative && !r.u32(seg.table)) return false;
-      if (!const_expr(r, seg.offset)) return false;
-    }
-
-    // Flags 0 and 4 imply funcref; the others spell out an element kind
-    // (function indices) or a reference type (expressions).
-    seg.type = ValType::funcref();
-    if (flags & 3) {
-      if (seg.uses_expressions) {
-        if (!read_ref_type(r, seg.type)) return false;
-      } else {
-        uint8_t elem_kind = 0;
-        if (!r.u8(elem_kind)) return false;
-        if (elem_kind != 0x00) return r.fail_at(r.offset() - 1, "malformed element kind");
-      }
-    }
-
-    uint32_t count = 0;
-    if (!r.count(count)) return false;
-    seg.items.resize(count);
-    for (ConstExpr& item : seg.items) {
-      if (seg.uses_expressions) {
-        if (!const_expr(r, item)) return false;
-      } else {
-        uint32_t func_index = 0;
-        if (!r.u32(func_index)) return false;
-        item = ref_func_expr(func_index);
-      }
+      uint8_t elem_kind = 0;
+      if (!r.u8(elem_kind)) return false;
+      if (elem_kind != 0x00) return r.fail_at(r.offset() - 1, "malformed element kind");
     }
   }
-  return true;
+
+  return read_vec(r, seg.items, 1, [&](ConstExpr& item) {
+    if (seg.uses_expressions) return const_expr(r, item);
+    uint32_t func_index = 0;
+    if (!r.u32(func_index)) return false;
+    item = ref_func_expr(func_index);
+    return true;
+  });
 }
 
 bool ModuleDecoder::data_section(Reader& r) {
-  const uint64_t count_offset = r.offset();
+  // Checked before the segments: the count is all the spec compares.
+  Reader peek = r;
   uint32_t n = 0;
-  if (!r.count(n, 2)) return false;
+  if (!peek.u32(n)) return false;
   if (module.data_count && *module.data_count != n) {
-    return r.fail_at(count_offset, "data count and data section have inconsistent lengths");
+    return r.fail("data count and data section have inconsistent lengths");
   }
-  module.datas.resize(n);
-  for (DataSegment& seg : module.datas) {
-    const uint64_t flags_offset = r.offset();
-    uint32_t flags = 0;
-    if (!r.u32(flags)) return false;
-    switch (flags) {
-      case 0:  // active, memory 0
-        seg.mode = SegmentMode::Active;
-        if (!const_expr(r, seg.offset)) return false;
-        break;
-      case 1:
-        seg.mode = SegmentMode::Passive;
-        break;
-      case 2:  // active, explicit memory
-        seg.mode = SegmentMode::Active;
-        if (!r.u32(seg.memory) || !const_expr(r, seg.offset)) return false;
-        break;
-      default: return r.fail_at(flags_offset, "malformed data segment kind");
-    }
-    uint32_t size = 0;
-    if (!r.count(size)) return false;
-    seg.bytes.assign(r.pos(), r.pos() + size);
-    (void)r.skip(size);
+  return read_vec(r, module.datas, 2, [&](DataSegment& seg) { return data_segment(r, seg); });
+}
+
+bool ModuleDecoder::data_segment(Reader& r, DataSegment& seg) {
+  const uint64_t flags_offset = r.offset();
+  uint32_t flags = 0;
+  if (!r.u32(flags)) return false;
+  switch (flags) {
+    case 0:  // active, memory 0
+      seg.mode = SegmentMode::Active;
+      if (!const_expr(r, seg.offset)) return false;
+      break;
+    case 1:
+      seg.mode = SegmentMode::Passive;
+      break;
+    case 2:  // active, explicit memory
+      seg.mode = SegmentMode::Active;
+      if (!r.u32(seg.memory) || !const_expr(r, seg.offset)) return false;
+      break;
+    default: return r.fail_at(flags_offset, "malformed data segment kind");
   }
-  return true;
+  uint32_t size = 0;
+  if (!r.length(size)) return false;
+  seg.bytes.assign(r.pos(), r.pos() + size);
+  return r.skip(size);
 }
 
 }  // namespace weft::binary::detail

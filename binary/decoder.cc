@@ -81,7 +81,7 @@ Result<Module> ModuleDecoder::decode() {
       break;
     }
     uint32_t size = 0;
-    if (!top.count(size)) {
+    if (!top.length(size)) {
       ok = false;
       break;
     }

@@ -55,10 +55,12 @@ struct ModuleDecoder {
   // decode_sections.cc
   bool type_section(Reader& r);
   bool import_section(Reader& r);
+  bool import(Reader& r, Import& imp);
   bool function_section(Reader& r);
   bool table_section(Reader& r);
   bool memory_section(Reader& r);
   bool tag_section(Reader& r);
+  bool tag_type(Reader& r, uint32_t& type_index);
   bool global_section(Reader& r);
   bool export_section(Reader& r);
   bool start_section(Reader& r);
@@ -74,7 +76,9 @@ struct ModuleDecoder {
 
   // decode_segments.cc
   bool elem_section(Reader& r);
+  bool elem_segment(Reader& r, ElemSegment& seg);
   bool data_section(Reader& r);
+  bool data_segment(Reader& r, DataSegment& seg);
 
   std::span<const uint8_t> bytes;
   DecodeOptions options;

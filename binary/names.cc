@@ -29,7 +29,7 @@ bool parse_name_section(std::span<const uint8_t> payload, NameMap& out) {
   while (!r.at_end()) {
     uint8_t id = 0;
     uint32_t size = 0;
-    if (!r.u8(id) || !r.count(size)) return false;
+    if (!r.u8(id) || !r.length(size)) return false;
     Reader sub = r.take(size, detail::kUnexpectedEnd);
     if (id == kModuleName && !seen_module) {
       seen_module = true;
@@ -38,12 +38,10 @@ bool parse_name_section(std::span<const uint8_t> payload, NameMap& out) {
       out.module_name = std::move(name);
     } else if (id == kFunctionNames && !seen_functions) {
       seen_functions = true;
-      uint32_t n = 0;
-      if (!sub.count(n, 2)) return false;
-      out.function_names.resize(n);
-      for (auto& [index, name] : out.function_names) {
-        if (!sub.u32(index) || !sub.name(name)) return false;
-      }
+      const bool ok = detail::read_vec(sub, out.function_names, 2, [&](std::pair<uint32_t, std::string>& entry) {
+        return sub.u32(entry.first) && sub.name(entry.second);
+      });
+      if (!ok) return false;
       // The format wants increasing indices; tolerate producers that do not
       // sort, keeping the first name of a repeated index.
       if (!std::is_sorted(out.function_names.begin(), out.function_names.end(),

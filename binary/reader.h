@@ -2,10 +2,12 @@
 // names, nested sub-ranges (sections, bodies), and first-error recording.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/leb128.h"
 
@@ -35,12 +37,13 @@ class Reader {
       : base_(base), pos_(begin), end_(end), failure_(failure), eof_message_(eof_message) {}
 
   const uint8_t* pos() const { return pos_; }
+  void seek(const uint8_t* p) { pos_ = p; }  // p within [pos(), end()]: for raw-pointer loops
+  const char* eof_message() const { return eof_message_; }
   const uint8_t* end() const { return end_; }
   uint64_t offset() const { return uint64_t(pos_ - base_); }
   uint64_t offset_of(const uint8_t* p) const { return uint64_t(p - base_); }
   size_t remaining() const { return size_t(end_ - pos_); }
   bool at_end() const { return pos_ == end_; }
-  Failure& failure() { return *failure_; }
 
   // Records the error (only the first one counts) and returns false, so callers
   // can write `return r.fail(...)`.
@@ -55,11 +58,6 @@ class Reader {
   bool fail(std::string_view message) { return fail_at(offset(), message); }
   bool fail_eof() { return fail(eof_message_); }
 
-  bool peek(uint8_t& out) {
-    if (pos_ == end_) return fail_eof();
-    out = *pos_;
-    return true;
-  }
   bool u8(uint8_t& out) {
     if (pos_ == end_) return fail_eof();
     out = *pos_++;
@@ -81,38 +79,36 @@ class Reader {
     }
     return leb(read_leb_u32, out);
   }
-  bool s32(int32_t& out) {
-    if (pos_ != end_ && *pos_ < 0x80) {
-      out = int32_t(uint32_t(*pos_) << 25) >> 25;  // sign-extend the 7-bit payload
-      ++pos_;
-      return true;
-    }
-    return leb(read_leb_s32, out);
-  }
-  bool s64(int64_t& out) { return leb(read_leb_s64, out); }
-  bool s33(int64_t& out) { return leb(read_leb_s33, out); }
-
-  // A u32 count or byte length that must not exceed what is left, each item
-  // taking at least `min_item_bytes`. Checking before any reserve() keeps a
-  // hostile count of 2^32 from allocating anything.
-  bool count(uint32_t& out, size_t min_item_bytes = 1) {
+  // A vector count. Every item takes at least one byte, so a count above the
+  // bytes left must fail; checking it up front keeps a hostile count of 2^32
+  // from looping or reserving anything.
+  bool count(uint32_t& out) {
     const uint64_t at = offset();
     if (!u32(out)) return false;
-    if (uint64_t(out) * min_item_bytes > remaining()) return fail_at(at, kLengthOutOfBounds);
+    if (out > remaining()) return fail_at(at, eof_message_);
+    return true;
+  }
+
+  // A byte length (name, data, section, body) that must fit in what is left.
+  bool length(uint32_t& out) {
+    const uint64_t at = offset();
+    if (!u32(out)) return false;
+    if (out > remaining()) return fail_at(at, kLengthOutOfBounds);
     return true;
   }
 
   // A UTF-8 name: u32 length + bytes.
   bool name(std::string& out) {
     uint32_t len = 0;
-    if (!count(len)) return false;
+    if (!length(len)) return false;
     if (!is_valid_utf8(pos_, len)) return fail("malformed UTF-8 encoding");
     out.assign(reinterpret_cast<const char*>(pos_), len);
     pos_ += len;
     return true;
   }
 
-  // Splits off the next `n` bytes as a nested reader and advances past them.
+  // Splits off the next `n` bytes (n <= remaining(), from length()) as a
+  // nested reader and advances past them.
   Reader take(size_t n, const char* eof_message) {
     Reader sub(base_, pos_, pos_ + n, failure_, eof_message);
     pos_ += n;
@@ -142,5 +138,19 @@ class Reader {
   Failure* failure_;
   const char* eof_message_;
 };
+
+// Reads a vector count, then `read_item(out.emplace_back())` per element. The
+// reservation is capped by how many items of at least `min_item_bytes` the
+// remaining bytes could hold, so memory stays proportional to the input.
+template <class T, class ReadItem>
+bool read_vec(Reader& r, std::vector<T>& out, size_t min_item_bytes, ReadItem&& read_item) {
+  uint32_t n = 0;
+  if (!r.count(n)) return false;
+  out.reserve(out.size() + std::min<size_t>(n, r.remaining() / min_item_bytes));
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!read_item(out.emplace_back())) return false;
+  }
+  return true;
+}
 
 }  // namespace weft::binary::detail

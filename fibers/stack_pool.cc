@@ -127,30 +127,63 @@ std::size_t StackPool::trim(std::size_t keep_hot) noexcept {
   // The most recently released stacks are at the back of hot_; trim the others.
   const auto first = hot_.begin();
   const auto last = hot_.end() - static_cast<std::ptrdiff_t>(keep_hot);
-  std::sort(first, last);
+  std::sort(first, last);  // cold_ is kept sorted
   const int advice = config_.trim_mode == TrimMode::Free ? MADV_FREE : MADV_DONTNEED;
   std::size_t advised = 0;
-  // Coalesce stacks that are adjacent in a slab into one madvise, and only ever
-  // touch pages that lie entirely inside released stacks: small stacks share pages
-  // with neighbours that may still be running.
-  auto flush = [&](std::uintptr_t begin, std::uintptr_t end) {
-    const std::uintptr_t lo = round_up(begin, page_size_);
-    const std::uintptr_t hi = end / page_size_ * page_size_;
-    if (hi > lo && madvise(reinterpret_cast<void*>(lo), hi - lo, advice) == 0) advised += hi - lo;
-  };
+  // Only pages lying entirely inside released stacks may go: small stacks share
+  // pages with neighbours that may still be running. So walk all released stacks
+  // (new and already trimmed) in address order and coalesce adjacent ones into
+  // runs; in each run, advise the whole pages that overlap a newly trimmed stack
+  // (pages covered only by earlier-trimmed stacks were advised back then).
   std::uintptr_t run_begin = 0, run_end = 0;
-  for (auto it = first; it != last; ++it) {
-    const std::uintptr_t begin = address(*it);
-    if (guard_bytes_ == 0 && begin == run_end) {  // contiguous with the current run
-      run_end = begin + config_.stack_size;
-      continue;
+  auto run_new = first;  // the run's new stacks: consecutive in the sorted new range
+  std::size_t run_new_count = 0;
+  auto flush = [&] {
+    const std::uintptr_t lo = round_up(run_begin, page_size_);
+    const std::uintptr_t hi = run_end / page_size_ * page_size_;
+    std::uintptr_t pending_lo = 0, pending_hi = 0;
+    auto advise = [&] {
+      if (pending_hi > pending_lo &&
+          madvise(reinterpret_cast<void*>(pending_lo), pending_hi - pending_lo, advice) == 0) {
+        advised += pending_hi - pending_lo;
+      }
+    };
+    for (std::size_t i = 0; i < run_new_count; ++i) {
+      const std::uintptr_t b = address(run_new[static_cast<std::ptrdiff_t>(i)]);
+      const std::uintptr_t page_lo = std::max(lo, b / page_size_ * page_size_);
+      const std::uintptr_t page_hi = std::min(hi, round_up(b + config_.stack_size, page_size_));
+      if (page_hi <= page_lo) continue;
+      if (page_lo > pending_hi) {
+        advise();
+        pending_lo = page_lo;
+      }
+      pending_hi = page_hi;
     }
-    if (run_end != 0) flush(run_begin, run_end);
-    run_begin = begin;
+    advise();
+  };
+  auto add = [&](std::vector<std::byte*>::iterator it, bool is_new) {
+    const std::uintptr_t begin = address(*it);
+    if (guard_bytes_ != 0 || begin != run_end) {  // guarded stacks never touch each other
+      if (run_end != 0) flush();
+      run_begin = begin;
+      run_new_count = 0;
+    }
     run_end = begin + config_.stack_size;
+    if (is_new && run_new_count++ == 0) run_new = it;
+  };
+  auto new_it = first;
+  auto old_it = cold_.begin();
+  while (new_it != last || old_it != cold_.end()) {
+    if (old_it == cold_.end() || (new_it != last && *new_it < *old_it)) {
+      add(new_it++, true);
+    } else {
+      add(old_it++, false);
+    }
   }
-  if (run_end != 0) flush(run_begin, run_end);
+  if (run_end != 0) flush();
+  const auto old_size = static_cast<std::ptrdiff_t>(cold_.size());
   cold_.insert(cold_.end(), first, last);  // capacity reserved in map_slab()
+  std::inplace_merge(cold_.begin(), cold_.begin() + old_size, cold_.end());
   hot_.erase(first, last);
   return advised;
 }

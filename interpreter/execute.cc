@@ -69,6 +69,7 @@ static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* f
   Slot* const stack_limit = reinterpret_cast<Slot*>(stack.limit);
   runtime::TrapKind trap = runtime::TrapKind::Unreachable;
   Error host_error;
+  uint32_t trap_element = 0;  // table index for "uninitialized element N"
   runtime::FuncInstance* host_callee = nullptr;  // operands of the shared host-call path
   Slot* host_args = nullptr;
 
@@ -168,8 +169,11 @@ trapped: {
     host_error.detail = trace + host_error.detail;
     return host_error;
   }
+  std::string message = runtime::trap_message(trap);
+  // The reference interpreter names the table slot; the suite matches by prefix.
+  if (trap == runtime::TrapKind::IndirectCallNull) message += " " + std::to_string(trap_element);
   Error e = make_error(trap == runtime::TrapKind::CallStackExhausted ? ErrorKind::Exhaustion : ErrorKind::Trap,
-                       runtime::trap_message(trap));
+                       std::move(message));
   e.detail = std::move(trace);
   return e;
 }

@@ -41,7 +41,10 @@
 // FP contraction (GCC and clang do not contract across statements in ISO
 // mode, -std=c++20, which the project uses; nothing here writes a*b+c anyway).
 // The code assumes the default rounding mode (round to nearest, ties to even)
-// is never changed, which weft never does.
+// is never changed, which weft never does. Every translation unit must be
+// built with the same target flags: with -msse4.1 the rounding functions use
+// roundss/roundsd instead of the software versions (same results, but mixing
+// would be an ODR violation).
 #pragma once
 
 #include <bit>

@@ -57,9 +57,8 @@ bool ModuleParser::parse_instrs() {
       if (!parse_folded()) return false;
       continue;
     }
-    if (t.kind != TokKind::Atom) return fail(t, "unexpected token " + std::string(text(t)) + ", expected an instruction");
-    std::optional<Opcode> op = opcode_from_text(text(t));
-    if (!op) return fail(t, "unknown operator " + std::string(text(t)));
+    std::optional<Opcode> op = t.kind == TokKind::Atom ? opcode_from_text(text(t)) : std::nullopt;
+    if (!op) return not_an_instruction(t);
     ++pos_;
     switch (*op) {
       case Opcode::Block:
@@ -73,11 +72,13 @@ bool ModuleParser::parse_instrs() {
         blocks_.back().seen_else = true;
         if (!parse_end_label(blocks_.back().label, "else")) return false;
         out_->push_back(0x05);
+        blocks_.back().after_else = out_->size();
         break;
       }
       case Opcode::End: {
         if (blocks_.size() == base) return fail(t, "unexpected end");
         if (!parse_end_label(blocks_.back().label, "end")) return false;
+        drop_empty_else(blocks_.back());
         blocks_.pop_back();
         out_->push_back(0x0B);
         break;
@@ -97,6 +98,12 @@ bool ModuleParser::parse_end_label(std::string_view label, const char* what) {
     return fail(t, std::string("mismatching label ") + std::string(text(t)) + " after " + what);
   ++pos_;
   return true;
+}
+
+// An empty else arm is not encoded (as wat2wasm and the reference
+// interpreter do): `if … else end` and `if … end` mean the same.
+void ModuleParser::drop_empty_else(const Block& block) {
+  if (block.seen_else && out_->size() == block.after_else) out_->pop_back();
 }
 
 bool ModuleParser::parse_block_type(std::optional<std::string_view>& label, TypeUse& use) {
@@ -139,9 +146,8 @@ bool ModuleParser::parse_folded() {
   ++depth_;
   ++pos_;
   const Token& t = peek();
-  if (t.kind != TokKind::Atom) return fail(t, "unexpected token " + std::string(text(t)) + ", expected an instruction");
-  std::optional<Opcode> op = opcode_from_text(text(t));
-  if (!op) return fail(t, "unknown operator " + std::string(text(t)));
+  std::optional<Opcode> op = t.kind == TokKind::Atom ? opcode_from_text(text(t)) : std::nullopt;
+  if (!op) return not_an_instruction(t);
   ++pos_;
   switch (*op) {
     case Opcode::Block:
@@ -168,8 +174,11 @@ bool ModuleParser::parse_folded() {
       if (at_form(Kw::Else)) {
         pos_ += 2;
         out_->push_back(0x05);
+        blocks_.back().seen_else = true;
+        blocks_.back().after_else = out_->size();
         if (!parse_instrs() || !expect_rparen()) return false;
       }
+      drop_empty_else(blocks_.back());
       blocks_.pop_back();
       out_->push_back(0x0B);
       break;
@@ -248,7 +257,7 @@ bool ModuleParser::parse_memarg(const OpcodeInfo& info) {
     if (!at(TokKind::Atom) || !text(peek()).starts_with(prefix)) return 0;
     const Token& t = peek();
     NumResult<uint64_t> r = parse_unsigned(text(t).substr(prefix.size()), 32);
-    if (r.status == NumStatus::NotANumber) return fail(t, "malformed " + std::string(text(t))), -1;
+    if (r.status == NumStatus::NotANumber) return fail(t, "unknown operator " + std::string(text(t))), -1;
     if (r.status == NumStatus::OutOfRange) return fail(t, "i32 constant out of range: " + std::string(text(t))), -1;
     v = r.value;
     ++pos_;
@@ -270,12 +279,27 @@ bool ModuleParser::parse_memarg(const OpcodeInfo& info) {
   return true;
 }
 
-bool ModuleParser::parse_lane() {
+// The literal-looking atoms that follow (not instruction names), so a lane
+// list of the wrong length is reported as such before any value is read.
+size_t ModuleParser::count_lane_literals() const {
+  size_t n = 0;
+  while (true) {
+    const Token& t = peek(n);
+    if (t.kind != TokKind::Atom || opcode_from_text(text(t))) return n;
+    if (t.kw != Kw::None && t.kw != Kw::NanCanonical && t.kw != Kw::NanArithmetic) return n;
+    ++n;
+  }
+}
+
+// A lane index is a u8. Out of range is "malformed lane index"; so is any
+// other literal in a shuffle, while elsewhere it is an unexpected token (the
+// reference interpreter's wording).
+bool ModuleParser::parse_lane(bool in_shuffle) {
   const Token& t = peek();
   if (t.kind != TokKind::Atom) return unexpected("a lane index");
   NumResult<uint64_t> r = parse_unsigned(text(t), 8);
-  if (r.status == NumStatus::NotANumber) return unexpected("a lane index");
-  if (r.status == NumStatus::OutOfRange) return fail(t, "malformed lane index");
+  if (r.status == NumStatus::NotANumber && !in_shuffle) return unexpected("a lane index");
+  if (!r.ok()) return fail(t, "malformed lane index " + std::string(text(t)));
   out_->push_back(uint8_t(r.value));
   ++pos_;
   return true;
@@ -295,9 +319,9 @@ bool ModuleParser::parse_v128_const() {
     default: return unexpected("a vector shape (i8x16, i16x8, i32x4, i64x2, f32x4, f64x2)");
   }
   ++pos_;
+  if (count_lane_literals() != lanes) return fail(peek(), "wrong number of lane literals");
   for (unsigned i = 0; i < lanes; ++i) {
     const Token& t = peek();
-    if (t.kind != TokKind::Atom) return fail(t, "wrong number of lane literals");
     NumResult<uint64_t> r;
     if (!is_float) {
       r = parse_integer(text(t), lane_bits);
@@ -307,7 +331,7 @@ bool ModuleParser::parse_v128_const() {
     } else {
       r = parse_f64(text(t));
     }
-    if (r.status == NumStatus::NotANumber) return fail(t, "unexpected token " + std::string(text(t)) + ", expected a number");
+    if (r.status == NumStatus::NotANumber) return unexpected("a number");
     if (r.status == NumStatus::OutOfRange) return fail(t, "constant out of range");
     put_le(*out_, r.value, lane_bits / 8);
     ++pos_;
@@ -469,15 +493,13 @@ bool ModuleParser::parse_immediates(Opcode op) {
     case ImmKind::V128:
       return parse_v128_const();
     case ImmKind::Lane:
-      return parse_lane();
+      return parse_lane(false);
     case ImmKind::MemargLane:
-      return parse_memarg(info) && parse_lane();
+      return parse_memarg(info) && parse_lane(false);
     case ImmKind::Shuffle: {
-      for (int i = 0; i < 16; ++i) {
-        if (!at(TokKind::Atom) || !at_index()) return fail(peek(), "invalid lane length");
-        if (!parse_lane()) return false;
-      }
-      if (at(TokKind::Atom) && at_index()) return fail(peek(), "invalid lane length");
+      if (count_lane_literals() != 16) return fail(peek(), "invalid lane length");
+      for (int i = 0; i < 16; ++i)
+        if (!parse_lane(true)) return false;
       return true;
     }
   }

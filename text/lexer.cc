@@ -75,8 +75,9 @@ class Lexer {
         ++pos_;
       } else if (c == ';') {
         if (pos_ + 1 < n && src_[pos_ + 1] == ';') {
-          const void* nl = std::memchr(src_.data() + pos_, '\n', n - pos_);
-          pos_ = nl ? size_t(static_cast<const char*>(nl) - src_.data()) : n;
+          // A line comment ends at any newline: LF, CR or CR LF.
+          pos_ += 2;
+          while (pos_ < n && src_[pos_] != '\n' && src_[pos_] != '\r') ++pos_;
         } else {
           return error(pos_, "unexpected character ';'");
         }

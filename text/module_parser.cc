@@ -11,77 +11,6 @@ namespace weft::text {
 namespace detail {
 
 // ============================================================================
-// Cursor
-// ============================================================================
-
-bool Cursor::fail(const Token& t, std::string message) {
-  if (!err_) err_ = tl_.error_at(t.offset, std::move(message));
-  return false;
-}
-
-bool Cursor::unexpected(const char* expected) {
-  const Token& t = peek();
-  std::string got;
-  if (t.kind == TokKind::Eof) {
-    got = "end of input";
-  } else {
-    std::string_view s = text(t);
-    got = std::string(s.substr(0, 40)) + (s.size() > 40 ? "…" : "");
-  }
-  return fail(t, "unexpected token " + got + ", expected " + expected);
-}
-
-bool Cursor::expect_lparen() {
-  if (!at(TokKind::LParen)) return unexpected("(");
-  ++pos_;
-  return true;
-}
-
-bool Cursor::expect_rparen() {
-  if (!at(TokKind::RParen)) return unexpected(")");
-  ++pos_;
-  return true;
-}
-
-bool Cursor::expect_form(Kw kw, const char* name) {
-  if (!at_form(kw)) return unexpected(name);
-  pos_ += 2;
-  return true;
-}
-
-bool Cursor::parse_string(std::string& out) {
-  if (!at(TokKind::String)) return unexpected("a string");
-  out = decode_string(text(tl_.tokens[pos_++]));
-  return true;
-}
-
-bool Cursor::parse_name(std::string& out) {
-  const Token& t = peek();
-  if (!parse_string(out)) return false;
-  if (!is_valid_utf8(out)) return fail(t, "malformed UTF-8 encoding");
-  return true;
-}
-
-bool Cursor::parse_u32(uint32_t& out) {
-  uint64_t v;
-  if (!parse_u64(v)) return false;
-  if (v > UINT32_MAX) return fail(tl_.tokens[pos_ - 1], "constant out of range");
-  out = uint32_t(v);
-  return true;
-}
-
-bool Cursor::parse_u64(uint64_t& out) {
-  const Token& t = peek();
-  if (t.kind != TokKind::Atom) return unexpected("a number");
-  NumResult<uint64_t> r = parse_unsigned(text(t), 64);
-  if (r.status == NumStatus::NotANumber) return unexpected("a number");
-  if (r.status == NumStatus::OutOfRange) return fail(t, "constant out of range");
-  out = r.value;
-  ++pos_;
-  return true;
-}
-
-// ============================================================================
 // Types
 // ============================================================================
 
@@ -259,6 +188,7 @@ bool ModuleParser::parse_param_result_lists(FuncType& type,
     }
     if (!expect_rparen()) return false;
   }
+  if (at_form(Kw::Param) || at_form(Kw::Type)) return unexpected("no (param) or (type) after (result)");
   return true;
 }
 
@@ -276,11 +206,12 @@ bool ModuleParser::parse_typeuse(TypeUse& use, bool allow_param_names) {
 bool ModuleParser::resolve_typeuse(const TypeUse& use, uint32_t& index) {
   if (use.index) {
     index = *use.index;
-    // An index out of range is the validator's to report; only a written
-    // signature that contradicts an existing type is a text-level error.
+    // A bare `(type n)` out of range is the validator's to report ("unknown
+    // type"); a written signature must be checked here, so its type must exist.
     if (use.has_inline) {
       const FuncType* t = type_at(index);
-      if (t && *t != use.type) return fail(tl_.tokens[use.token], "inline function type does not match the type use");
+      if (!t) return fail(tl_.tokens[use.token], "unknown type " + std::to_string(index));
+      if (*t != use.type) return fail(tl_.tokens[use.token], "inline function type does not match the type use");
     }
     return true;
   }
@@ -814,8 +745,8 @@ Result<Module> parse_module(std::string_view source) {
   Module module;
   size_t pos = 0;
   size_t close = 0;
-  bool wrapped = tokens.tokens[0].kind == TokKind::LParen && tokens.tokens[1].kind == TokKind::Atom &&
-                 tokens.tokens[1].kw == Kw::Module;
+  bool wrapped = tokens.tokens.size() > 2 && tokens.tokens[0].kind == TokKind::LParen &&
+                 tokens.tokens[1].kind == TokKind::Atom && tokens.tokens[1].kw == Kw::Module;
   if (wrapped) {
     close = tokens.tokens[0].close;
     pos = 2;

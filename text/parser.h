@@ -48,6 +48,7 @@ class Cursor {
   bool fail(const Token& t, std::string message);
   bool fail_here(std::string message) { return fail(peek(), std::move(message)); }
   bool unexpected(const char* expected);  // "unexpected token X, expected …"
+  bool not_an_instruction(const Token& t);  // where an instruction name was required
 
   bool expect_lparen();
   bool expect_rparen();
@@ -93,7 +94,7 @@ class ModuleParser : public Cursor {
     std::optional<uint32_t> index;
     bool has_inline = false;  // any (param …) or (result …) written
     FuncType type;
-    std::vector<std::pair<std::string_view, uint32_t>> param_names;  // id, token index
+    std::vector<std::pair<std::string_view, uint32_t>> param_names;  // id, parameter index
     uint32_t token = 0;  // where the type use started (for errors)
   };
 
@@ -102,6 +103,7 @@ class ModuleParser : public Cursor {
     Opcode opcode;
     std::string_view label;  // empty when unnamed
     bool seen_else = false;
+    size_t after_else = 0;  // out_ size right after the `else` opcode
   };
 
   // ---- pass 1 (module_parser.cc)
@@ -157,10 +159,12 @@ class ModuleParser : public Cursor {
   bool parse_block_type(std::optional<std::string_view>& label, TypeUse& use);
   bool emit_block_type(const TypeUse& use);
   bool parse_end_label(std::string_view label, const char* what);
+  void drop_empty_else(const Block& block);
   bool parse_label(uint32_t& depth);
   bool parse_local(uint32_t& index);
   bool parse_memarg(const OpcodeInfo& info);
-  bool parse_lane();
+  bool parse_lane(bool in_shuffle);
+  size_t count_lane_literals() const;
   bool parse_v128_const();
   void emit_opcode(const OpcodeInfo& info);
   void emit_u32(uint32_t v);

@@ -16,9 +16,10 @@ CLI::Option* add_tier_option(CLI::App& command, std::string& tier) {
         if (value == "interp") return {};
         return "unsupported tier '" + value + "' (available: interp)";
       },
-      "TIER", "tier");
+      "", "tier");
   return command.add_option("--tier", tier, "Execution tier: interp (the interpreter; the only tier for now)")
       ->check(known_tier)
+      ->type_name("TIER")
       ->capture_default_str();
 }
 

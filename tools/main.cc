@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("weft ") + WEFT_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return "error: " + std::string(e.what()) + "\nRun with --help for more information.\n";
+  });
 
   int exit_code = kExitOk;
   add_run_command(app, exit_code);

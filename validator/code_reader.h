@@ -14,6 +14,23 @@
 
 namespace weft::validator {
 
+// Binary opcode -> Opcode, expanded from core/opcodes.def at compile time so
+// the per-instruction lookup is one inlined load (-1: no such opcode).
+struct OpcodeMap {
+  int16_t single[256], fc[256], fd[256];
+};
+constexpr OpcodeMap make_opcode_map() {
+  OpcodeMap map{};
+  for (int i = 0; i < 256; ++i) map.single[i] = map.fc[i] = map.fd[i] = -1;
+  // Rows of other prefixes (a later extension) stay unknown until read here.
+#define WEFT_OPCODE(name, prefix, code, ...)                                          \
+  if (int16_t* row = prefix == 0 ? map.single : prefix == 0xFC ? map.fc : prefix == 0xFD ? map.fd : nullptr) \
+    row[code] = int16_t(Opcode::name);
+#include "core/opcodes.def"
+  return map;
+}
+inline constexpr OpcodeMap kOpcodeMap = make_opcode_map();
+
 class CodeReader {
  public:
   explicit CodeReader(const std::vector<uint8_t>& bytes) : data_(bytes.data()), size_(bytes.size()) {}
@@ -33,8 +50,21 @@ class CodeReader {
     out = data_[pos_];
     return true;
   }
-  bool u32(uint32_t& out) { return check(read_leb_u32(data_, size_, pos_, out)); }
-  bool s32(int32_t& out) { return check(read_leb_s32(data_, size_, pos_, out)); }
+  // Most indices and constants fit one byte: decode those inline.
+  bool u32(uint32_t& out) {
+    if (pos_ < size_ && data_[pos_] < 0x80) {
+      out = data_[pos_++];
+      return true;
+    }
+    return check(read_leb_u32(data_, size_, pos_, out));
+  }
+  bool s32(int32_t& out) {
+    if (pos_ < size_ && data_[pos_] < 0x80) {
+      out = int32_t(uint32_t(data_[pos_++]) << 25) >> 25;  // sign-extend bit 6
+      return true;
+    }
+    return check(read_leb_s32(data_, size_, pos_, out));
+  }
   bool s64(int64_t& out) { return check(read_leb_s64(data_, size_, pos_, out)); }
   bool s33(int64_t& out) { return check(read_leb_s33(data_, size_, pos_, out)); }
   bool skip(size_t n) {
@@ -50,10 +80,17 @@ class CodeReader {
     uint8_t byte;
     if (!u8(byte)) return std::nullopt;
     error_ = LebError::None;
-    if (!is_prefix_byte(byte)) return opcode_from_byte(byte);
-    uint32_t code;
-    if (!u32(code)) return std::nullopt;
-    return opcode_from_prefixed(byte, code);
+    int16_t index;
+    if (byte == 0xFC || byte == 0xFD) {
+      uint32_t code;
+      if (!u32(code)) return std::nullopt;
+      if (code > 255) return std::nullopt;
+      index = (byte == 0xFC ? kOpcodeMap.fc : kOpcodeMap.fd)[code];
+    } else {
+      index = kOpcodeMap.single[byte];
+    }
+    if (index < 0) return std::nullopt;
+    return Opcode(index);
   }
 
  private:

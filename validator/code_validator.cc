@@ -38,7 +38,7 @@ uint32_t lane_count(const OpcodeInfo& info) {
   return lanes;
 }
 
-std::string describe(ValType t) { return to_string(t); }
+std::string describe(ValType t) { return is_unknown(t) ? "unknown" : to_string(t); }
 
 }  // namespace
 
@@ -52,7 +52,7 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   CodeReader reader(func.body);
   reader_ = &reader;
   instr_offset_ = 0;
-  vals_.clear();
+  height_ = 0;
   ctrls_.clear();
   locals_.clear();
   slots_ = max_slots_ = 0;
@@ -75,6 +75,11 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
     add_locals(group.type, group.count);
   }
   num_locals_ = uint32_t(num_locals);
+  local_types_.clear();
+  for (const LocalRun& run : locals_) {
+    if (local_types_.size() >= kExpandedLocals) break;
+    local_types_.resize(std::min<size_t>(run.end, kExpandedLocals), run.type);
+  }
 
   if (ok) {
     push_ctrl(Opcode::End, {{}, type.results});
@@ -102,7 +107,7 @@ bool CodeValidator::run() {
     if (!(info.is_special() ? special(*op) : generic(info))) return false;
     // One instruction adds at most one block or one type's results, so
     // checking here bounds memory for any input.
-    if (vals_.size() > kMaxOperandStackHeight) return fail(ErrorKind::Limit, "operand stack too deep");
+    if (height_ > kMaxOperandStackHeight) return fail(ErrorKind::Limit, "operand stack too deep");
     if (ctrls_.size() > kMaxControlDepth) return fail(ErrorKind::Limit, "blocks nested too deeply");
   }
   if (!reader.at_end()) {
@@ -120,8 +125,16 @@ bool CodeValidator::fail(ErrorKind kind, std::string message) {
   return false;
 }
 
-bool CodeValidator::mismatch(ValType expected, const Operand& actual) {
-  return invalid("type mismatch: expected " + describe(expected) + ", got " + describe(actual.type));
+bool CodeValidator::invalid(std::string message) { return fail(ErrorKind::Invalid, std::move(message)); }
+bool CodeValidator::invalid(const char* message) { return fail(ErrorKind::Invalid, message); }
+bool CodeValidator::malformed(const char* message) { return fail(ErrorKind::Malformed, message); }
+bool CodeValidator::truncated() { return malformed(reader_->error()); }
+bool CodeValidator::unknown(const char* index_space, uint64_t index) {
+  return invalid(std::string("unknown ") + index_space + " " + std::to_string(index));
+}
+
+bool CodeValidator::mismatch(ValType expected, ValType actual) {
+  return invalid("type mismatch: expected " + describe(expected) + ", got " + describe(actual));
 }
 
 bool CodeValidator::check_valtype(ValType t) {
@@ -132,39 +145,32 @@ bool CodeValidator::check_valtype(ValType t) {
 // ---------------------------------------------------------------------------
 // Operand and control stacks
 
-void CodeValidator::push_operand(Operand v) {
-  vals_.push_back(v);
-  // Unknown operands exist only in dead code; count them at the widest size
-  // so the bound holds for any executor that still translates dead code.
-  slots_ += v.unknown ? 2 : v.type.slots();
-  max_slots_ = std::max(max_slots_, slots_);
-}
+void CodeValidator::grow() { vals_.resize(std::max<size_t>(64, vals_.size() * 2)); }
 
-bool CodeValidator::pop(Operand& out) {
+bool CodeValidator::pop(ValType& out) {
   const ControlFrame& frame = ctrls_.back();
-  if (vals_.size() == frame.height) {
+  if (height_ == frame.height) {
     if (frame.unreachable) {
-      out = {ValType{}, true};
+      out = kUnknown;
       return true;
     }
     return invalid("type mismatch: expected an operand, but the block's stack is empty");
   }
-  out = vals_.back();
-  vals_.pop_back();
-  slots_ -= out.unknown ? 2 : out.type.slots();
+  out = vals_[--height_];
+  slots_ -= operand_slots(out);
   return true;
 }
 
-bool CodeValidator::pop_expect(ValType expected) {
+bool CodeValidator::pop_expect_slow(ValType expected) {
   const ControlFrame& frame = ctrls_.back();
-  if (vals_.size() == frame.height) {
+  if (height_ == frame.height) {
     if (frame.unreachable) return true;
     return invalid("type mismatch: expected " + describe(expected) + ", but the block's stack is empty");
   }
-  const Operand& v = vals_.back();
-  if (!v.unknown && v.type != expected) return mismatch(expected, v);
-  slots_ -= v.unknown ? 2 : v.type.slots();
-  vals_.pop_back();
+  const ValType v = vals_[height_ - 1];
+  if (!is_unknown(v) && v != expected) return mismatch(expected, v);
+  slots_ -= operand_slots(v);
+  --height_;
   return true;
 }
 
@@ -179,21 +185,21 @@ bool CodeValidator::pop_all(std::span<const ValType> types) {
 // re-push from an exhausted polymorphic stack are Unknown, which match anything.
 bool CodeValidator::peek_all(std::span<const ValType> types) {
   const ControlFrame& frame = ctrls_.back();
-  const size_t available = vals_.size() - frame.height;
+  const size_t available = height_ - frame.height;
   for (size_t k = 0; k < types.size(); ++k) {
     ValType expected = types[types.size() - 1 - k];
     if (k >= available) {
       if (frame.unreachable) return true;
       return invalid("type mismatch: expected " + describe(expected) + ", but the block's stack is empty");
     }
-    const Operand& v = vals_[vals_.size() - 1 - k];
-    if (!v.unknown && v.type != expected) return mismatch(expected, v);
+    const ValType v = vals_[height_ - 1 - k];
+    if (!is_unknown(v) && v != expected) return mismatch(expected, v);
   }
   return true;
 }
 
 bool CodeValidator::push_ctrl(Opcode opcode, BlockSig sig) {
-  ctrls_.push_back({opcode, sig, uint32_t(vals_.size()), slots_, false});
+  ctrls_.push_back({opcode, sig, height_, slots_, false});
   push_all(sig.params);
   return true;
 }
@@ -201,8 +207,8 @@ bool CodeValidator::push_ctrl(Opcode opcode, BlockSig sig) {
 bool CodeValidator::pop_ctrl(ControlFrame& out) {
   const ControlFrame& frame = ctrls_.back();
   if (!pop_all(frame.sig.results)) return false;
-  if (vals_.size() != frame.height)
-    return invalid("type mismatch: " + std::to_string(vals_.size() - frame.height) +
+  if (height_ != frame.height)
+    return invalid("type mismatch: " + std::to_string(height_ - frame.height) +
                    " operand(s) left over at the end of the block");
   out = frame;
   ctrls_.pop_back();
@@ -211,7 +217,7 @@ bool CodeValidator::pop_ctrl(ControlFrame& out) {
 
 void CodeValidator::set_unreachable() {
   ControlFrame& frame = ctrls_.back();
-  vals_.resize(frame.height);
+  height_ = frame.height;
   slots_ = frame.slot_height;
   frame.unreachable = true;
 }
@@ -233,7 +239,7 @@ bool CodeValidator::read_block_type(BlockSig& out) {
   int64_t index;
   if (!reader_->s33(index)) return truncated();
   if (index < 0) return malformed("malformed block type");
-  if (uint64_t(index) >= module_.types.size()) return invalid("unknown type " + std::to_string(index));
+  if (uint64_t(index) >= module_.types.size()) return unknown("type", index);
   const FuncType& type = module_.types[size_t(index)];
   out = {type.params, type.results};
   return true;
@@ -241,7 +247,7 @@ bool CodeValidator::read_block_type(BlockSig& out) {
 
 bool CodeValidator::read_label(uint32_t& depth) {
   if (!read_u32(depth)) return false;
-  return depth < ctrls_.size() || invalid("unknown label " + std::to_string(depth));
+  return depth < ctrls_.size() || unknown("label", depth);
 }
 
 bool CodeValidator::read_zero_byte() {
@@ -262,19 +268,19 @@ bool CodeValidator::read_memarg(uint32_t natural_bytes) {
 
 bool CodeValidator::read_table(uint32_t& index) {
   if (!read_u32(index)) return false;
-  return index < ctx_.tables.size() || invalid("unknown table " + std::to_string(index));
+  return index < ctx_.tables.size() || unknown("table", index);
 }
 
 bool CodeValidator::check_elem(uint32_t index) {
-  return index < ctx_.num_elems() || invalid("unknown elem segment " + std::to_string(index));
+  return index < ctx_.num_elems() || unknown("elem segment", index);
 }
 
 bool CodeValidator::check_data(uint32_t index) {
-  return index < ctx_.num_datas() || invalid("unknown data segment " + std::to_string(index));
+  return index < ctx_.num_datas() || unknown("data segment", index);
 }
 
-bool CodeValidator::local_type(uint32_t index, ValType& out) {
-  if (index >= num_locals_) return invalid("unknown local " + std::to_string(index));
+bool CodeValidator::local_type_slow(uint32_t index, ValType& out) {
+  if (index >= num_locals_) return unknown("local", index);
   auto run = std::upper_bound(locals_.begin(), locals_.end(), index,
                               [](uint32_t i, const LocalRun& r) { return i < r.end; });
   out = run->type;
@@ -469,7 +475,7 @@ bool CodeValidator::call(Opcode op) {
   if (op == Opcode::Call) {
     uint32_t func;
     if (!read_u32(func)) return false;
-    if (func >= ctx_.num_functions()) return invalid("unknown function " + std::to_string(func));
+    if (func >= ctx_.num_functions()) return unknown("function", func);
     type = &ctx_.function_type(func);
   } else {
     uint32_t type_index, table;
@@ -477,7 +483,7 @@ bool CodeValidator::call(Opcode op) {
     if (ctx_.tables[table].element != ValType::funcref())
       return invalid("type mismatch: call_indirect through table " + std::to_string(table) + " of " +
                      describe(ctx_.tables[table].element));
-    if (type_index >= module_.types.size()) return invalid("unknown type " + std::to_string(type_index));
+    if (type_index >= module_.types.size()) return unknown("type", type_index);
     type = &module_.types[type_index];
     if (!pop_expect(ValType::i32())) return false;
   }
@@ -489,20 +495,20 @@ bool CodeValidator::call(Opcode op) {
 // -- Parametric -------------------------------------------------------------
 
 bool CodeValidator::parametric(Opcode op) {
-  Operand top, below;
+  ValType top, below;
   switch (op) {
     case Opcode::Drop: return pop(top);
     case Opcode::Select: {
       if (!pop_expect(ValType::i32()) || !pop(top) || !pop(below)) return false;
       // Untyped select exists only for numeric and vector operands (executors
       // must know the width without a type annotation).
-      auto numeric = [](const Operand& v) { return v.unknown || v.type.is_num(); };
-      auto vector = [](const Operand& v) { return v.unknown || v.type.is_vec(); };
+      auto numeric = [](ValType v) { return is_unknown(v) || v.is_num(); };
+      auto vector = [](ValType v) { return is_unknown(v) || v.is_vec(); };
       if (!((numeric(top) && numeric(below)) || (vector(top) && vector(below))))
         return invalid("type mismatch: select without a type needs numeric or vector operands");
-      if (!top.unknown && !below.unknown && top.type != below.type)
-        return invalid("type mismatch: select operands " + describe(below.type) + " and " + describe(top.type));
-      push_operand(top.unknown ? below : top);
+      if (!is_unknown(top) && !is_unknown(below) && top != below)
+        return invalid("type mismatch: select operands " + describe(below) + " and " + describe(top));
+      push(is_unknown(top) ? below : top);
       return true;
     }
     case Opcode::SelectT: {
@@ -528,7 +534,7 @@ bool CodeValidator::variable(Opcode op) {
   uint32_t index;
   if (!read_u32(index)) return false;
   if (op == Opcode::GlobalGet || op == Opcode::GlobalSet) {
-    if (index >= ctx_.globals.size()) return invalid("unknown global " + std::to_string(index));
+    if (index >= ctx_.globals.size()) return unknown("global", index);
     const GlobalType& global = ctx_.globals[index];
     if (op == Opcode::GlobalGet) {
       push(global.type);
@@ -584,17 +590,17 @@ bool CodeValidator::reference(Opcode op) {
       return true;
     }
     case Opcode::RefIsNull: {
-      Operand v;
+      ValType v;
       if (!pop(v)) return false;
-      if (!v.unknown && !v.type.is_ref())
-        return invalid("type mismatch: ref.is_null needs a reference, got " + describe(v.type));
+      if (!is_unknown(v) && !v.is_ref())
+        return invalid("type mismatch: ref.is_null needs a reference, got " + describe(v));
       push(ValType::i32());
       return true;
     }
     case Opcode::RefFunc: {
       uint32_t func;
       if (!read_u32(func)) return false;
-      if (func >= ctx_.num_functions()) return invalid("unknown function " + std::to_string(func));
+      if (func >= ctx_.num_functions()) return unknown("function", func);
       // C.refs: a body may only take references to functions the module
       // declares elsewhere, so engines know them before running any code.
       if (!ctx_.declared_function_refs[func]) return invalid("undeclared function reference");

@@ -19,6 +19,19 @@ namespace weft::validator {
 // memory; the spec leaves them to the embedder (real code stays far below).
 constexpr uint32_t kMaxOperandStackHeight = 1u << 20;  // operands live at once
 constexpr uint32_t kMaxControlDepth = 1u << 20;        // nested blocks
+// Locals below this index are looked up in a flat array, the rest by binary
+// search over the run-length groups.
+constexpr uint32_t kExpandedLocals = 1024;
+
+// Unknown: the bottom type popped from the polymorphic stack of unreachable
+// code, which matches every type. A kind outside ValType::Kind keeps operands
+// 8 bytes and makes every `==` against a real type fail, so the fast paths
+// need no extra test and leave Unknown to the slow ones.
+inline constexpr ValType kUnknown{ValType::Kind(0xFF), true, 0};
+constexpr bool is_unknown(ValType t) { return t.kind == kUnknown.kind; }
+// Executor slots an operand occupies; Unknown ones exist only in dead code and
+// count at the widest size so the bound holds for any executor.
+constexpr uint32_t operand_slots(ValType t) { return t.kind == ValType::V128 || is_unknown(t) ? 2 : 1; }
 
 // One instance validates all bodies of a module in turn, reusing its stacks so
 // that validation allocates nothing per instruction.
@@ -30,12 +43,6 @@ class CodeValidator {
   Result<void> validate(uint32_t defined_index, FunctionInfo& info);
 
  private:
-  // An operand's type: a value type, or Unknown — the bottom type popped from
-  // the polymorphic stack of unreachable code, which matches every type.
-  struct Operand {
-    ValType type;
-    bool unknown = false;
-  };
   // A block type [params] -> [results]; both views point into module.types or
   // into static storage, never into the control stack (which reallocates).
   struct BlockSig {
@@ -59,22 +66,41 @@ class CodeValidator {
   bool run();
 
   // -- errors (the first one is kept; every check returns false after it) --
-  bool fail(ErrorKind kind, std::string message);
-  bool invalid(std::string message) { return fail(ErrorKind::Invalid, std::move(message)); }
-  bool malformed(std::string message) { return fail(ErrorKind::Malformed, std::move(message)); }
-  bool truncated() { return malformed(reader_->error()); }
-  bool mismatch(ValType expected, const Operand& actual);
+  // All out of line and cold, so the checking code stays small and keeps the
+  // hot paths' register pressure low; messages are built only on failure.
+  [[gnu::cold, gnu::noinline]] bool fail(ErrorKind kind, std::string message);
+  [[gnu::cold, gnu::noinline]] bool invalid(std::string message);
+  [[gnu::cold, gnu::noinline]] bool invalid(const char* message);
+  [[gnu::cold, gnu::noinline]] bool malformed(const char* message);
+  [[gnu::cold, gnu::noinline]] bool truncated();
+  [[gnu::cold, gnu::noinline]] bool unknown(const char* index_space, uint64_t index);  // "unknown global 3"
+  [[gnu::cold, gnu::noinline]] bool mismatch(ValType expected, ValType actual);
   bool check_valtype(ValType t);
   ControlFrame& frame_at(uint32_t depth) { return ctrls_[ctrls_.size() - 1 - depth]; }
 
   // -- operand and control stacks (the spec appendix's algorithm) --
-  void push(ValType t) { push_operand({t, false}); }
-  void push_operand(Operand v);
+  // push and pop_expect are the hot path: inline, with every unusual case
+  // (Unknown operands, an exhausted frame, errors) in out-of-line functions.
+  void push(ValType t) {
+    if (height_ == vals_.size()) [[unlikely]] grow();
+    vals_[height_++] = t;
+    slots_ += operand_slots(t);
+    if (slots_ > max_slots_) max_slots_ = slots_;
+  }
   void push_all(std::span<const ValType> types) {
     for (ValType t : types) push(t);
   }
-  bool pop(Operand& out);
-  bool pop_expect(ValType expected);
+  bool pop_expect(ValType expected) {
+    if (height_ > ctrls_.back().height && vals_[height_ - 1] == expected) [[likely]] {
+      slots_ -= operand_slots(expected);
+      --height_;
+      return true;
+    }
+    return pop_expect_slow(expected);
+  }
+  [[gnu::noinline]] bool pop_expect_slow(ValType expected);
+  [[gnu::noinline]] void grow();
+  bool pop(ValType& out);  // any type (drop, select, ref.is_null)
   bool pop_all(std::span<const ValType> types);
   bool peek_all(std::span<const ValType> types);  // pop_all + push back of what was popped
   bool push_ctrl(Opcode opcode, BlockSig sig);
@@ -91,7 +117,14 @@ class CodeValidator {
   bool read_table(uint32_t& index);
   bool check_elem(uint32_t index);
   bool check_data(uint32_t index);
-  bool local_type(uint32_t index, ValType& out);
+  bool local_type(uint32_t index, ValType& out) {
+    if (index < local_types_.size()) [[likely]] {
+      out = local_types_[index];
+      return true;
+    }
+    return local_type_slow(index, out);
+  }
+  bool local_type_slow(uint32_t index, ValType& out);
 
   // -- instruction families --
   bool generic(const OpcodeInfo& info);          // every plain-signature row of the table
@@ -112,9 +145,13 @@ class CodeValidator {
   size_t instr_offset_ = 0;
   Error error_;
 
-  std::vector<Operand> vals_;
+  // The operand stack (kUnknown for bottom-typed operands): vals_[0, height_).
+  // vals_ only grows, so push is one compare and one store.
+  std::vector<ValType> vals_;
+  uint32_t height_ = 0;
   std::vector<ControlFrame> ctrls_;
   std::vector<LocalRun> locals_;
+  std::vector<ValType> local_types_;  // the first kExpandedLocals locals, one entry each
   uint32_t num_locals_ = 0;
   uint32_t slots_ = 0;
   uint32_t max_slots_ = 0;

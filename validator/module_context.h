@@ -16,13 +16,13 @@ namespace weft::validator {
 
 struct ModuleContext {
   const Module& module;
-  ValidateOptions options;
-  std::vector<uint32_t> function_types;  // function index -> type index (checked in range)
-  std::vector<TableType> tables;
-  std::vector<GlobalType> globals;
+  ValidateOptions options{};
+  std::vector<uint32_t> function_types{};  // function index -> type index (checked in range)
+  std::vector<TableType> tables{};
+  std::vector<GlobalType> globals{};
   uint32_t num_imported_globals = 0;  // the globals a constant expression may read
   uint32_t num_memories = 0;
-  std::vector<bool> declared_function_refs;
+  std::vector<bool> declared_function_refs{};
 
   const FuncType& function_type(uint32_t func_index) const { return module.types[function_types[func_index]]; }
   uint32_t num_functions() const { return uint32_t(function_types.size()); }

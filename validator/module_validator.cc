@@ -144,17 +144,18 @@ Result<void> check_exports(const ModuleContext& ctx) {
   const uint32_t num_tags = m.total_tags();
   for (const Export& exp : m.exports) {
     uint32_t count = 0;
+    const char* space = "";
     switch (exp.kind) {
-      case ExternKind::Func: count = ctx.num_functions(); break;
-      case ExternKind::Table: count = uint32_t(ctx.tables.size()); break;
-      case ExternKind::Memory: count = ctx.num_memories; break;
-      case ExternKind::Global: count = uint32_t(ctx.globals.size()); break;
-      case ExternKind::Tag: count = num_tags; break;
+      case ExternKind::Func: count = ctx.num_functions(); space = "function"; break;
+      case ExternKind::Table: count = uint32_t(ctx.tables.size()); space = "table"; break;
+      case ExternKind::Memory: count = ctx.num_memories; space = "memory"; break;
+      case ExternKind::Global: count = uint32_t(ctx.globals.size()); space = "global"; break;
+      case ExternKind::Tag: count = num_tags; space = "tag"; break;
       default: return module_error("malformed export kind in export \"" + exp.name + "\"");
     }
     if (exp.index >= count)
-      return module_error(std::string("unknown ") + to_string(exp.kind) + " " + std::to_string(exp.index) +
-                          " in export \"" + exp.name + "\"");
+      return module_error(std::string("unknown ") + space + " " + std::to_string(exp.index) + " in export \"" +
+                          exp.name + "\"");
     names.push_back(exp.name);
   }
   std::sort(names.begin(), names.end());
@@ -212,7 +213,7 @@ Result<void> check_datas(const ModuleContext& ctx) {
 }  // namespace
 
 Result<ValidationInfo> validate_module(const Module& module, const ValidateOptions& options) {
-  ModuleContext ctx{module, options, {}, {}, {}, 0, 0, {}};
+  ModuleContext ctx{.module = module, .options = options};
   WEFT_TRY(build_index_spaces(ctx));
   compute_declared_refs(ctx);
   WEFT_TRY(check_globals(ctx));

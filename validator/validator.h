@@ -30,11 +30,19 @@ struct ValidateOptions {
 };
 
 // Errors are ErrorKind::Invalid; locations are function index + body offset
-// for code, or the offending entity otherwise.
+// for code, or the offending entity otherwise. Code locations use the function
+// index space (imported functions first) and the offset of the offending
+// instruction within Function::body; module-level errors have no location and
+// name the entity in the message ("... in global 3 initialiser"). Bytes that
+// do not decode as instructions, and a data count that disagrees with the data
+// segments, are ErrorKind::Malformed (the decoder normally rejects them first);
+// ErrorKind::Limit reports implementation limits (code_validator.h).
 Result<ValidationInfo> validate_module(const Module& module, const ValidateOptions& options = {});
 
 // Validates a constant expression of the expected type in `module`'s context:
-// only imported globals may be read (Wasm 2.0) and only immutable ones.
+// only imported globals may be read (Wasm 2.0) and only immutable ones —
+// `global.get x` needs x < num_visible_globals, which Wasm 2.0 callers set to
+// the number of imported globals.
 Result<void> validate_const_expr(const Module& module, const ConstExpr& expr, ValType expected,
                                  uint32_t num_visible_globals);
 

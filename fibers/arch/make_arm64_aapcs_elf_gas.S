@@ -12,7 +12,7 @@
  *
  *   -----------------------------------------------------------------
  *   | 0x00 .. 0x38   | 0x40  | 0x48 | 0x50 .. 0x88 | 0x90 | 0x98       | 0xa0 | 0xa8 |
- *   | D8-D15 (unset) | entry | arg  | X21-X28 (-)  | 0    | trampoline | FPCR | 0    |
+ *   | D8-D15 = 0     | entry | arg  | X21-X28 = 0  | 0    | trampoline | FPCR | 0    |
  *   -----------------------------------------------------------------
  *   X19 = entry, X20 = arg, FP = 0 ends frame-record chains, LR = trampoline,
  *   FPCR = the creator's, owner 0 = never run (any thread may start it).
@@ -33,7 +33,15 @@ weft_make_fcontext:
         WEFT_BTI_C                                  // BTI landing pad: may be reached through a pointer
         and     x0, x0, #~15                        // align the stack top down to 16 bytes
         sub     x0, x0, #WEFT_FCTX_SIZE             // x0 = fcontext: the frame sits right below the top
+        stp     xzr, xzr, [x0, #WEFT_FCTX_D8]       // D8-D15 = 0: a fresh fiber starts from a defined state ...
+        stp     xzr, xzr, [x0, #WEFT_FCTX_D10]
+        stp     xzr, xzr, [x0, #WEFT_FCTX_D12]
+        stp     xzr, xzr, [x0, #WEFT_FCTX_D14]
         stp     x1, x2, [x0, #WEFT_FCTX_X19]        // X19 = entry, X20 = arg, for the trampoline
+        stp     xzr, xzr, [x0, #WEFT_FCTX_X21]      // ... and X21-X28 = 0, not stale stack contents
+        stp     xzr, xzr, [x0, #WEFT_FCTX_X23]
+        stp     xzr, xzr, [x0, #WEFT_FCTX_X25]
+        stp     xzr, xzr, [x0, #WEFT_FCTX_X27]
         adr     x3, weft_fcontext_trampoline        // the first switch "returns" into the trampoline
         stp     xzr, x3, [x0, #WEFT_FCTX_FP]        // FP = 0, LR = trampoline
         mrs     x4, fpcr                            // the new fiber starts with the creator's FP mode
@@ -49,9 +57,11 @@ weft_make_fcontext:
  */
         .type   weft_fcontext_trampoline, %function
         .p2align 4
-weft_fcontext_trampoline:
         .cfi_startproc
         .cfi_undefined x30                          // outermost frame: unwinding (and an escaping exception) stops here
+        nop                                         // unwinders look up a return address minus one: an ontop function
+                                                    // returning here must still find this FDE, not weft_make_fcontext's
+weft_fcontext_trampoline:
         mov     x2, x20                             // arg 2: the entry argument (x0:x1 = transfer_t already)
         blr     x19                                 // entry(transfer, arg)
         brk     #0                                  // entry never returns: it leaves by switching away

@@ -12,9 +12,9 @@
  *
  *   -------------------------------------------------------------------------------------
  *   | 0x00  | 0x04   | 0x08  | 0x10  | 0x18 | 0x20 | 0x28 | 0x30 | 0x38 | 0x40       | 0x48..0x57 |
- *   | MXCSR | x87 CW | 0     | entry | arg  |  -   |  -   |  -   | 0    | trampoline | padding    |
+ *   | MXCSR | x87 CW | 0     | entry | arg  | 0    | 0    | 0    | 0    | trampoline | padding    |
  *   -------------------------------------------------------------------------------------
- *   owner 0 = never run (any thread may start it); R12 = entry, R13 = arg, RBP = 0.
+ *   owner 0 = never run (any thread may start it); R12 = entry, R13 = arg, the rest 0.
  *   The fiber inherits the creator's MXCSR and x87 control word.
  *
  * Alignment: a switch pops the frame including RIP, so the trampoline starts with
@@ -42,6 +42,9 @@ weft_make_fcontext:
         movq    $0, WEFT_FCTX_OWNER(%rax)           /* no owning thread until it first runs */
         movq    %rsi, WEFT_FCTX_R12(%rax)           /* R12 = entry, for the trampoline */
         movq    %rdx, WEFT_FCTX_R13(%rax)           /* R13 = arg, for the trampoline */
+        movq    $0, WEFT_FCTX_R14(%rax)             /* R14, R15, RBX = 0: a defined start state, not stale stack contents */
+        movq    $0, WEFT_FCTX_R15(%rax)
+        movq    $0, WEFT_FCTX_RBX(%rax)
         movq    $0, WEFT_FCTX_RBP(%rax)             /* RBP = 0: frame-pointer walks stop here */
         leaq    weft_fcontext_trampoline(%rip), %rcx /* the first switch "returns" into the trampoline */
         movq    %rcx, WEFT_FCTX_RIP(%rax)           /* store it as the resume address */
@@ -56,9 +59,11 @@ weft_make_fcontext:
  */
         .type   weft_fcontext_trampoline, @function
         .p2align 4
-weft_fcontext_trampoline:
         .cfi_startproc
         .cfi_undefined rip                          /* outermost frame: unwinding (and an escaping exception) stops here */
+        nop                                         /* unwinders look up a return address minus one: an ontop function  */
+                                                    /* returning here must still find this FDE, not weft_make_fcontext's */
+weft_fcontext_trampoline:
         WEFT_ENDBR                                  /* IBT landing pad: reached by an indirect jump */
         movq    %rax, %rdi                          /* arg 1: transfer_t.fctx, the context that switched to us */
         movq    %rdx, %rsi                          /* arg 1: transfer_t.data */

@@ -46,9 +46,10 @@ std::string quoted(const fs::path& p) {
 }
 
 struct FileStats {
-  int decoded = 0;          // well-formed modules decoded and round-tripped
-  int rejected = 0;         // malformed modules rejected
-  int spec_wording = 0;     // … with a message starting like the spec's
+  int decoded = 0;       // well-formed modules decoded and round-tripped
+  int rejected = 0;      // malformed modules rejected
+  int spec_wording = 0;  // … with a message starting like the spec's
+  int wabt_quirk = 0;    // text modules wabt encodes without a required DataCount section
   int failures = 0;
 };
 
@@ -87,12 +88,24 @@ FileStats run_file(const fs::path& wast, const fs::path& out_dir) {
       } else {
         stats.rejected++;
         const std::string expected = cmd.get_string("text");
-        if (r.error().message.compare(0, expected.size(), expected) == 0) stats.spec_wording++;
+        if (r.error().message.compare(0, expected.size(), expected) == 0) {
+          stats.spec_wording++;
+        } else if (std::getenv("WEFT_CORPUS_VERBOSE")) {
+          std::printf("  %s.wast:%d: \"%s\" (spec: \"%s\")\n", stem.c_str(), line, r.error().message.c_str(),
+                      expected.c_str());
+        }
       }
       continue;
     }
     // module, assert_invalid, assert_unlinkable, assert_uninstantiable, …:
     // possibly invalid, never malformed.
+    if (!r.ok() && type == "assert_invalid" && r.error().message == "data count section required") {
+      // A text module using data.drop/memory.init without data segments: wabt
+      // then omits the DataCount section, which makes its *binary* malformed
+      // (the spec decoder rejects it the same way). The text itself is only invalid.
+      stats.wabt_quirk++;
+      continue;
+    }
     if (!r.ok()) {
       ADD_FAILURE() << stem << ".wast:" << line << " (" << type << "): " << r.error().to_string();
       stats.failures++;
@@ -128,7 +141,7 @@ TEST(Corpus, SpecSuiteDecodesAndRoundTrips) {
 
   FileStats total;
   std::vector<std::string> tool_failures;
-  std::printf("%-34s %8s %9s %8s %9s\n", "file", "decoded", "rejected", "wording", "failures");
+  std::printf("%-34s %8s %9s %8s %6s %9s\n", "file", "decoded", "rejected", "wording", "quirk", "failures");
   for (const fs::path& wast : files) {
     const fs::path dir = tmp / wast.stem();
     fs::create_directories(dir);
@@ -139,13 +152,19 @@ TEST(Corpus, SpecSuiteDecodesAndRoundTrips) {
                   read_text(dir / (wast.stem().string() + ".log")).substr(0, 60).c_str());
       continue;
     }
-    std::printf("%-34s %8d %9d %8d %9d\n", wast.filename().c_str(), s.decoded, s.rejected, s.spec_wording, s.failures);
+    std::printf("%-34s %8d %9d %8d %6d %9d\n", wast.filename().c_str(), s.decoded, s.rejected, s.spec_wording,
+                s.wabt_quirk, s.failures);
     total.decoded += s.decoded;
     total.rejected += s.rejected;
     total.spec_wording += s.spec_wording;
+    total.wabt_quirk += s.wabt_quirk;
     total.failures += s.failures;
   }
-  std::printf("%-34s %8d %9d %8d %9d\n", "TOTAL", total.decoded, total.rejected, total.spec_wording, total.failures);
+  std::printf("%-34s %8d %9d %8d %6d %9d\n", "TOTAL", total.decoded, total.rejected, total.spec_wording,
+              total.wabt_quirk, total.failures);
+  std::printf("decoded = decoded + round-tripped; rejected = assert_malformed binaries rejected; wording = of those, "
+              "message starts with the spec's; quirk = assert_invalid text modules whose wabt binary lacks a required "
+              "DataCount section (malformed as binaries)\n");
   std::printf("files: %zu run, %zu skipped (wast2json failed)", files.size() - tool_failures.size(),
               tool_failures.size());
   for (const std::string& f : tool_failures) std::printf(" %s", f.c_str());

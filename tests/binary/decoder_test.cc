@@ -3,6 +3,8 @@
 // decodes to (element/data normalisation, customs, names, offsets).
 #include <gtest/gtest.h>
 
+#include "binary/code_reader.h"
+#include "core/opcodes.h"
 #include "tests/binary/test_util.h"
 
 namespace weft::binary::test {
@@ -136,6 +138,10 @@ TEST(DecodeLeb, LengthAndUnusedBits) {
 TEST(DecodeTypes, ValueAndReferenceTypes) {
   EXPECT_TRUE(Malformed(module_bytes({section(1, {0x01, 0x60, 0x01, 0x7A, 0x00})}), "malformed value type"));
   EXPECT_TRUE(Malformed(module_bytes({section(1, {0x01, 0x5F, 0x00, 0x00})}), "malformed function type"));
+  // Type codes are one-byte signed LEBs in the spec: -0x20 in two bytes is too long.
+  EXPECT_TRUE(Malformed(module_bytes({section(1, {0x01, 0xE0, 0x7F, 0x00, 0x00})}), "integer representation too long"));
+  EXPECT_TRUE(Malformed(module_bytes({section(1, {0x01, 0x60, 0x01, 0xFF, 0x7F, 0x00})}),
+                        "integer representation too long"));
   const Bytes v128_param = module_bytes({section(1, {0x01, 0x60, 0x01, 0x7B, 0x00})});
   EXPECT_EQ(Decoded(v128_param).types.at(0).params, std::vector<ValType>{ValType::v128()});
   DecodeOptions no_simd;
@@ -158,8 +164,8 @@ TEST(DecodeTypes, Limits) {
                         "integer representation too long"));
   EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F})}), "integer too large"));
   // Sizes beyond 4 GiB are a validation matter: decoded as they are.
-  Module m = Decoded(module_bytes({section(5, {0x02, 0x01, 0x00, 0x81, 0x80, 0x04, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F}),
-                                   section(4, {0x01, 0x6F, 0x01, 0x05, 0x03})}));
+  Module m = Decoded(module_bytes({section(4, {0x01, 0x6F, 0x01, 0x05, 0x03}),
+                                   section(5, {0x02, 0x01, 0x00, 0x81, 0x80, 0x04, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F})}));
   ASSERT_EQ(m.memories.size(), 2u);
   EXPECT_EQ(m.memories[0].type.limits, (Limits{0, 65537}));
   EXPECT_EQ(m.memories[1].type.limits, (Limits{0xFFFFFFFFu, std::nullopt}));
@@ -391,6 +397,65 @@ TEST(DecodeCode, Immediates) {
                   .ok());
 }
 
+// Minimal well-formed immediates for each kind.
+Bytes sample_immediates(ImmKind kind) {
+  switch (kind) {
+    case ImmKind::None: return {};
+    case ImmKind::BlockType: return {0x40};
+    case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
+    case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::I32: case ImmKind::I64:
+    case ImmKind::MemIdx: case ImmKind::Lane:
+      return {0x00};
+    case ImmKind::BrTable: case ImmKind::CallIndirect: case ImmKind::Memarg: case ImmKind::MemoryInit:
+    case ImmKind::MemoryCopy: case ImmKind::TableInit: case ImmKind::TableCopy:
+      return {0x00, 0x00};
+    case ImmKind::MemargLane: return {0x00, 0x00, 0x00};
+    case ImmKind::SelectT: return {0x01, 0x7F};
+    case ImmKind::HeapType: return {0x70};
+    case ImmKind::F32: return Bytes(4, 0x00);
+    case ImmKind::F64: return Bytes(8, 0x00);
+    case ImmKind::V128: case ImmKind::Shuffle: return Bytes(16, 0x00);
+  }
+  return {};
+}
+
+TEST(DecodeCode, EveryOpcodeInTheTableDecodes) {
+  for (uint32_t i = 0; i < kOpcodeCount; ++i) {
+    const OpcodeInfo& info = opcode_info(Opcode(i));
+    if (info.opcode == Opcode::End || info.opcode == Opcode::Else) continue;
+    Bytes code;
+    if (info.prefix != 0) {
+      code.push_back(info.prefix);
+      write_leb_u32(code, info.code);
+    } else {
+      code.push_back(uint8_t(info.code));
+    }
+    code = cat({code, sample_immediates(info.immediate)});
+    if (info.immediate == ImmKind::BlockType) code.push_back(0x0B);
+    code.push_back(0x0B);
+    Result<Module> r = decode_module(func_module(code, {memory_section(), section(12, {0x00})}));
+    EXPECT_TRUE(r.ok()) << info.text << ": " << r.error().to_string();
+  }
+}
+
+TEST(DecodeCode, WalkerStopsAtTheOutermostEnd) {
+  const Bytes code = {0x02, 0x40, 0x0B, 0x0B, 0xAA};
+  detail::Failure failure;
+  detail::Reader r(code.data(), code.data(), code.data() + code.size(), &failure, "eof");
+  detail::CodeWalker walker;
+  EXPECT_TRUE(walker.read_expression(r, detail::ExprContext{}));
+  EXPECT_EQ(r.pos(), code.data() + 4);
+  EXPECT_FALSE(failure.set);
+  // Failures return false and record the first error with its offset.
+  for (const Bytes& bad : {Bytes{0x41, 0x00}, Bytes{0x01, 0x06, 0x0B}, Bytes{0x02, 0x40, 0x0B}, Bytes{0x05, 0x0B}}) {
+    detail::Failure f;
+    detail::Reader br(bad.data(), bad.data(), bad.data() + bad.size(), &f, "eof");
+    EXPECT_FALSE(walker.read_expression(br, detail::ExprContext{}));
+    EXPECT_TRUE(f.set);
+    EXPECT_LE(f.offset, bad.size());
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Element and data segments
 
@@ -474,19 +539,30 @@ TEST(DecodeData, DataCountConsistency) {
 // Hostile input: huge counts must fail before allocating.
 
 TEST(DecodeHostile, HugeCountsFailFast) {
+  // A vector count above the bytes left fails at once ("unexpected end", as the
+  // spec reader would eventually say); a byte length is "length out of bounds".
   const Bytes huge = {0xFF, 0xFF, 0xFF, 0xFF, 0x0F};
   for (uint8_t id : {1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13}) {
-    EXPECT_TRUE(Malformed(module_bytes({section(id, cat({huge, {0x00}}))}), "length out of bounds")) << int(id);
+    EXPECT_TRUE(Malformed(module_bytes({section(id, cat({huge, {0x00}}))}), "unexpected end")) << int(id);
   }
-  EXPECT_TRUE(Malformed(module_bytes({section(0, cat({huge, {0x61}}))}), "length out of bounds"));
-  EXPECT_TRUE(Malformed(func_module(cat({{0x41, 0x00, 0x0E}, huge, {0x00, 0x0B}})), "length out of bounds"));
-  EXPECT_TRUE(Malformed(func_module(cat({{0x1C}, huge, {0x7F, 0x0B}})), "length out of bounds"));
+  EXPECT_TRUE(Malformed(func_module(cat({{0x41, 0x00, 0x0E}, huge, {0x00, 0x0B}})), "unexpected end"));
+  EXPECT_TRUE(Malformed(func_module(cat({{0x1C}, huge, {0x7F, 0x0B}})), "unexpected end"));
   EXPECT_TRUE(Malformed(module_bytes({void_type_section(), section(3, {0x01, 0x00}),
                                       section(10, cat({{0x01}, body({0x0B}, cat({huge, {0x01, 0x7F}}))}))}),
-                        "length out of bounds"));
-  EXPECT_TRUE(Malformed(module_bytes({section(1, cat({{0x01, 0x60}, huge, {0x7F}}))}), "length out of bounds"));
-  EXPECT_TRUE(Malformed(module_bytes({section(9, cat({{0x01, 0x01, 0x00}, huge, {0x00}}))}), "length out of bounds"));
+                        "unexpected end"));
+  EXPECT_TRUE(Malformed(module_bytes({section(1, cat({{0x01, 0x60}, huge, {0x7F}}))}), "unexpected end"));
+  EXPECT_TRUE(Malformed(module_bytes({section(9, cat({{0x01, 0x01, 0x00}, huge, {0x00}}))}), "unexpected end"));
+  // Byte lengths.
+  EXPECT_TRUE(Malformed(module_bytes({section(0, cat({huge, {0x61}}))}), "length out of bounds"));
   EXPECT_TRUE(Malformed(module_bytes({section(11, cat({{0x01, 0x01}, huge, {0x00}}))}), "length out of bounds"));
+  EXPECT_TRUE(Malformed(module_bytes({section(2, cat({{0x01}, huge, {0x00}}))}), "length out of bounds"));
+  EXPECT_TRUE(Malformed(module_bytes({void_type_section(), section(3, {0x01, 0x00}), section(10, cat({{0x01}, huge}))}),
+                        "length out of bounds"));
+  EXPECT_TRUE(Malformed(cat({header(), {0x01}, huge}), "length out of bounds"));
+  // Counts that fit the bytes but not the items still fail without fuss.
+  Bytes many = {0xFF, 0xFF, 0x03};  // 65535 tables, then 65535 bytes that are not tables
+  many.resize(many.size() + 65535, 0x00);
+  EXPECT_TRUE(Malformed(module_bytes({section(4, many)}), "malformed reference type"));
 }
 
 TEST(DecodeHostile, DeepNestingAndLongBodies) {

@@ -84,6 +84,8 @@ TEST(Writer, CustomSectionsGoWhereTheyWere) {
   // The anchoring type and data sections are written even though they are empty.
   EXPECT_EQ(write_module(m), cat({header(), section(0, {0x01, 'a', 1}), section(0, {0x01, 'd', 4}), section(1, {0x00}),
                                   section(0, {0x01, 'b', 2}), section(11, {0x00}), section(0, {0x01, 'c', 3})}));
+  // Decoding lists customs in file order, which is the writer's order.
+  m.customs = {{"a", {1}, 0}, {"d", {4}, 0}, {"b", {2}, 1}, {"c", {3}, 11}};
   EXPECT_TRUE(RoundTrips(m));
 }
 
@@ -164,7 +166,7 @@ Module full_module() {
   d2.offset = kOffset;
   m.datas = {d0, d1, d2};
   m.data_count = 3;
-  m.customs = {{"first", {1, 2}, 0}, {"after-code", {}, 10}, {"after-tags", {3}, 13}};
+  m.customs = {{"first", {1, 2}, 0}, {"after-tags", {3}, 13}, {"after-code", {}, 10}};  // in file order
   return m;
 }
 

@@ -1,0 +1,165 @@
+// Execution tests of the interpreter tier through the public API: calls, the
+// operand-stack model's corner cases (locals read after being overwritten,
+// multi-value blocks, br_table stubs), traps with backtraces, deep recursion,
+// host functions that re-enter Wasm, memory growth.
+#include <gtest/gtest.h>
+
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+struct Harness {
+  Engine engine;
+  Store store{engine};
+  Linker linker;
+  std::optional<Instance> instance;
+
+  explicit Harness(std::string_view wat) {
+    store.define_spectest(linker);
+    auto module = WasmModule::from_text(engine, wat);
+    EXPECT_TRUE(module.ok()) << module.error().to_string();
+    if (!module.ok()) return;
+    auto inst = store.instantiate(*module, linker);
+    EXPECT_TRUE(inst.ok()) << inst.error().to_string();
+    if (inst.ok()) instance = *inst;
+  }
+  Result<std::vector<Value>> call(std::string_view name, std::vector<Value> args) {
+    auto f = instance->get_export(name);
+    if (!f) return make_error(ErrorKind::Usage, "no export");
+    return store.call(*f, args);
+  }
+  uint32_t i32(std::string_view name, std::vector<Value> args) {
+    auto r = call(name, std::move(args));
+    EXPECT_TRUE(r.ok()) << r.error().to_string();
+    return r.ok() && !r->empty() ? (*r)[0].as_i32() : 0xDEADBEEF;
+  }
+};
+
+TEST(Interpreter, RecursionAndLoops) {
+  Harness h(R"((module
+    (func $fib (export "fib") (param i32) (result i32)
+      (if (result i32) (i32.lt_u (local.get 0) (i32.const 2))
+        (then (local.get 0))
+        (else (i32.add (call $fib (i32.sub (local.get 0) (i32.const 1)))
+                       (call $fib (i32.sub (local.get 0) (i32.const 2)))))))
+    (func (export "sum") (param i32) (result i32) (local i32)
+      (block $done (loop $l
+        (br_if $done (i32.eqz (local.get 0)))
+        (local.set 1 (i32.add (local.get 1) (local.get 0)))
+        (local.set 0 (i32.sub (local.get 0) (i32.const 1)))
+        (br $l)))
+      (local.get 1)))
+  )");
+  EXPECT_EQ(h.i32("fib", {Value::i32(20)}), 6765u);
+  EXPECT_EQ(h.i32("sum", {Value::i32(100)}), 5050u);
+}
+
+TEST(Interpreter, LocalReadBeforeOverwriteKeepsOldValue) {
+  // `local.get 0` is still on the stack when local 0 is overwritten.
+  Harness h(R"((module
+    (func (export "f") (param i32) (result i32)
+      (local.get 0)
+      (local.set 0 (i32.const 100))
+      (local.get 0)
+      (i32.sub))
+    (func (export "swap") (param i32 i32) (result i32 i32)
+      (local.get 1) (local.get 0)))
+  )");
+  EXPECT_EQ(h.i32("f", {Value::i32(7)}), uint32_t(7 - 100));
+  auto r = h.call("swap", {Value::i32(1), Value::i32(2)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].as_i32(), 2u);
+  EXPECT_EQ((*r)[1].as_i32(), 1u);
+}
+
+TEST(Interpreter, MultiValueBlocksAndBrTable) {
+  Harness h(R"((module
+    (func (export "pick") (param i32) (result i32)
+      (block $b2 (result i32)
+        (block $b1 (result i32)
+          (block $b0 (result i32)
+            (i32.const 10) (local.get 0) (br_table $b0 $b1 $b2))
+          (i32.const 1) (i32.add) (return))
+        (i32.const 2) (i32.add) (return)))
+    (func (export "pair") (result i32)
+      (block (result i32 i32) (i32.const 3) (i32.const 4))
+      (i32.mul)))
+  )");
+  EXPECT_EQ(h.i32("pick", {Value::i32(0)}), 11u);
+  EXPECT_EQ(h.i32("pick", {Value::i32(1)}), 12u);
+  EXPECT_EQ(h.i32("pick", {Value::i32(7)}), 10u);
+  EXPECT_EQ(h.i32("pair", {}), 12u);
+}
+
+TEST(Interpreter, TrapsCarryMessageAndBacktrace) {
+  Harness h(R"((module
+    (func $inner (param i32) (result i32) (i32.div_u (i32.const 1) (local.get 0)))
+    (func (export "outer") (param i32) (result i32) (call $inner (local.get 0)))
+    (memory 1)
+    (func (export "oob") (result i32) (i32.load (i32.const 65535))))
+  )");
+  auto r = h.call("outer", {Value::i32(0)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Trap);
+  EXPECT_EQ(r.error().message, "integer divide by zero");
+  EXPECT_NE(r.error().detail.find("at inner"), std::string::npos) << r.error().detail;
+  auto oob = h.call("oob", {});
+  ASSERT_FALSE(oob.ok());
+  EXPECT_EQ(oob.error().message, "out of bounds memory access");
+}
+
+TEST(Interpreter, DeepRecursionIsExhaustionNotACrash) {
+  Harness h(R"((module (func $r (export "r") (param i64) (result i64)
+    (i64.add (call $r (i64.add (local.get 0) (i64.const 1))) (i64.const 1)))))");
+  auto r = h.call("r", {Value::i64(0)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Exhaustion);
+  EXPECT_EQ(r.error().message, "call stack exhausted");
+  // The store stays usable afterwards.
+  EXPECT_FALSE(h.call("r", {Value::i64(0)}).ok());
+}
+
+TEST(Interpreter, HostFunctionsCanReenterWasm) {
+  Engine engine;
+  Store store(engine);
+  Linker linker;
+  std::optional<Extern> twice;
+  linker.define("env", "callback",
+                store.create_host_function(FuncType{{ValType::i32()}, {ValType::i32()}},
+                                           [&](std::span<const Value> args, std::span<Value> results) -> Result<void> {
+                                             WEFT_TRY_ASSIGN(auto r, store.call(*twice, args));
+                                             results[0] = Value::i32(r[0].as_i32() + 1);
+                                             return {};
+                                           }));
+  auto module = WasmModule::from_text(engine, R"((module
+    (import "env" "callback" (func $cb (param i32) (result i32)))
+    (func (export "twice") (param i32) (result i32) (i32.mul (local.get 0) (i32.const 2)))
+    (func (export "run") (param i32) (result i32) (i32.add (call $cb (local.get 0)) (i32.const 1000))))
+  )");
+  ASSERT_TRUE(module.ok()) << module.error().to_string();
+  auto inst = store.instantiate(*module, linker);
+  ASSERT_TRUE(inst.ok()) << inst.error().to_string();
+  twice = inst->get_export("twice");
+  auto r = store.call(*inst->get_export("run"), std::vector<Value>{Value::i32(21)});
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ((*r)[0].as_i32(), 1043u);
+}
+
+TEST(Interpreter, MemoryGrowAndBulkOps) {
+  Harness h(R"((module (memory 1 3)
+    (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
+    (func (export "size") (result i32) (memory.size))
+    (func (export "fill_and_read") (result i32)
+      (memory.fill (i32.const 100) (i32.const 7) (i32.const 4))
+      (memory.copy (i32.const 200) (i32.const 100) (i32.const 4))
+      (i32.load (i32.const 200))))
+  )");
+  EXPECT_EQ(h.i32("grow", {Value::i32(1)}), 1u);
+  EXPECT_EQ(h.i32("size", {}), 2u);
+  EXPECT_EQ(h.i32("grow", {Value::i32(5)}), 0xFFFFFFFFu);
+  EXPECT_EQ(h.i32("fill_and_read", {}), 0x07070707u);
+}
+
+}  // namespace
+}  // namespace weft

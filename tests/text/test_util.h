@@ -1,0 +1,38 @@
+// Helpers shared by the text/ unit tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "text/text.h"
+
+namespace weft::text::testing {
+
+inline Module parse_ok(std::string_view src) {
+  Result<Module> r = parse_module(src);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string()) << "\nin: " << src;
+  return r.ok() ? std::move(r).value() : Module{};
+}
+
+inline Error parse_error(std::string_view src) {
+  Result<Module> r = parse_module(src);
+  EXPECT_FALSE(r.ok()) << "accepted: " << src;
+  return r.ok() ? Error{} : r.error();
+}
+
+// The body bytes (including the final end) of defined function `index`.
+inline std::vector<uint8_t> body_of(std::string_view src, size_t index = 0) {
+  Module m = parse_ok(src);
+  if (index >= m.functions.size()) {
+    ADD_FAILURE() << "no function " << index << " in: " << src;
+    return {};
+  }
+  return m.functions[index].body;
+}
+
+using Bytes = std::vector<uint8_t>;
+
+}  // namespace weft::text::testing
