@@ -27,8 +27,9 @@ test: build
 	@if [ -f scripts/test-arm64.sh ]; then $(MAKE) --no-print-directory test-arm64; \
 	else echo "test-arm64: scripts/test-arm64.sh not present; skipped"; fi
 
+# Cross build of the fiber layer in $(BUILD_DIR)-arm64 (default build-arm64).
 test-arm64: deps
-	bash scripts/test-arm64.sh
+	BUILD_DIR=$(abspath $(BUILD_DIR))-arm64 JOBS=$(JOBS) bash scripts/test-arm64.sh
 
 # The spec test suite: one line per file and the summary "spec: N passed, M failed".
 spec: build

@@ -143,6 +143,7 @@ class Translator {
   uint32_t here() const { return uint32_t(code_.size()); }
   void emit_op(IOp op) {
     last_producer_ = -1;
+    last_op_ = op;
     last_op_pos_ = here();
     code_.push_back(uint32_t(handler_offsets()[uint32_t(op)]));
   }
@@ -226,6 +227,14 @@ class Translator {
     stack_.push_back({const_slot(bits), h, 1, EntryKind::Const});
   }
 
+  struct CondBranch {
+    IOp op;
+    uint32_t operands[2];
+    int count;
+  };
+  CondBranch branch_on(const Entry& cond, bool jump_when_true);
+  void emit_cond_branch(const CondBranch& br, Fixup& fixup);
+
   Result<void> collect_constants();
   void block_types(int64_t bt, std::vector<uint8_t>& params, std::vector<uint8_t>& results) const;
   void enter_block(Opcode kind, int64_t block_type);
@@ -257,8 +266,51 @@ class Translator {
   std::vector<Ctrl> ctrls_;
   int64_t last_producer_ = -1;  // code index of the dst word of the last emitted producer
   uint32_t last_op_pos_ = UINT32_MAX;
+  IOp last_op_ = IOp::ICopy;
   uint32_t skip_depth_ = 0;     // nesting of blocks inside unreachable code
 };
+
+// A conditional branch on `cond`. When `cond` was computed by the instruction
+// just emitted (an i32 comparison or eqz) and nothing was emitted since, that
+// instruction is removed and the branch tests its operands directly.
+Translator::CondBranch Translator::branch_on(const Entry& cond, bool jump_when_true) {
+  CondBranch plain{jump_when_true ? IOp::IBrIf : IOp::IBrUnless, {cond.slot, 0}, 1};
+  if (cond.kind != EntryKind::Temp || last_producer_ != int64_t(last_op_pos_) + 1 || code_[last_op_pos_ + 1] != cond.slot)
+    return plain;
+  struct Fusable { IOp compare, when_true, when_false; };
+  static constexpr Fusable kFusable[] = {
+      {IOp::I32Eq, IOp::IBrI32Eq, IOp::IBrI32Ne},     {IOp::I32Ne, IOp::IBrI32Ne, IOp::IBrI32Eq},
+      {IOp::I32LtS, IOp::IBrI32LtS, IOp::IBrI32GeS},  {IOp::I32LtU, IOp::IBrI32LtU, IOp::IBrI32GeU},
+      {IOp::I32GtS, IOp::IBrI32GtS, IOp::IBrI32LeS},  {IOp::I32GtU, IOp::IBrI32GtU, IOp::IBrI32LeU},
+      {IOp::I32LeS, IOp::IBrI32LeS, IOp::IBrI32GtS},  {IOp::I32LeU, IOp::IBrI32LeU, IOp::IBrI32GtU},
+      {IOp::I32GeS, IOp::IBrI32GeS, IOp::IBrI32LtS},  {IOp::I32GeU, IOp::IBrI32GeU, IOp::IBrI32LtU},
+  };
+  const uint32_t pos = last_op_pos_;
+  if (last_op_ == IOp::I32Eqz && here() == pos + 3) {
+    CondBranch br{jump_when_true ? IOp::IBrUnless : IOp::IBrIf, {code_[pos + 2], 0}, 1};
+    code_.resize(pos);
+    last_producer_ = -1;
+    return br;
+  }
+  for (const Fusable& f : kFusable) {
+    if (last_op_ == f.compare && here() == pos + 4) {
+      CondBranch br{jump_when_true ? f.when_true : f.when_false, {code_[pos + 2], code_[pos + 3]}, 2};
+      code_.resize(pos);
+      last_producer_ = -1;
+      return br;
+    }
+  }
+  return plain;
+}
+
+// Emits `br` with a zero offset and records where to patch it.
+void Translator::emit_cond_branch(const CondBranch& br, Fixup& fixup) {
+  emit_op(br.op);
+  fixup.op_word = last_op_pos_;
+  for (int i = 0; i < br.count; ++i) emit(br.operands[i]);
+  fixup.rel_word = here();
+  emit(0);
+}
 
 Result<void> Translator::collect_constants() {
   // A pre-pass assigns every distinct constant one frame slot, so constant
@@ -401,16 +453,6 @@ void Translator::do_branch(uint32_t depth) {
 
 void Translator::do_br_if(uint32_t depth) {
   Entry cond = pop();
-  bool invert = false;
-  uint32_t cond_slot = cond.slot;
-  // Fuse `i32.eqz; br_if` into one inverted branch on the eqz operand.
-  if (cond.kind == EntryKind::Temp && last_producer_ >= 0 && last_op_pos_ + 3 == here() &&
-      code_[last_op_pos_] == uint32_t(handler_offsets()[uint32_t(IOp::I32Eqz)]) && cond.slot == code_[last_op_pos_ + 1]) {
-    cond_slot = code_[last_op_pos_ + 2];
-    code_.resize(last_op_pos_);
-    last_producer_ = -1;
-    invert = true;
-  }
   Ctrl& target = ctrls_[ctrls_.size() - 1 - depth];
   bool is_function = depth == ctrls_.size() - 1;
   const auto& widths = target.kind == Opcode::Loop ? target.params : target.results;
@@ -423,23 +465,15 @@ void Translator::do_br_if(uint32_t depth) {
     }
   }
   if (!needs_moves) {
-    emit_op(invert ? IOp::IBrUnless : IOp::IBrIf);
-    uint32_t op_pos = last_op_pos_;
-    emit(cond_slot);
-    if (target.kind == Opcode::Loop) {
-      emit(uint32_t(int32_t(target.loop_start) - int32_t(op_pos)));
-    } else {
-      target.fixups.push_back({here(), op_pos});
-      emit(0);
-    }
+    Fixup f{};
+    emit_cond_branch(branch_on(cond, true), f);
+    if (target.kind == Opcode::Loop) patch(f, target.loop_start);
+    else target.fixups.push_back(f);
     return;
   }
   // Taken path needs value moves: skip over them when not taken.
-  emit_op(invert ? IOp::IBrIf : IOp::IBrUnless);
-  Fixup skip{0, last_op_pos_};
-  emit(cond_slot);
-  skip.rel_word = here();
-  emit(0);
+  Fixup skip{};
+  emit_cond_branch(branch_on(cond, false), skip);
   if (is_function) {
     // The return path may save locals into temps; the fall-through path must
     // keep the model it had, so restore it afterwards.
@@ -564,22 +598,10 @@ Result<void> Translator::run() {
       case Opcode::If: {
         int64_t bt = r.s33();
         Entry cond = pop();
-        uint32_t cond_slot = cond.slot;
-        IOp branch = IOp::IBrUnless;
-        if (cond.kind == EntryKind::Temp && last_producer_ >= 0 && last_op_pos_ + 3 == here() &&
-            code_[last_op_pos_] == uint32_t(handler_offsets()[uint32_t(IOp::I32Eqz)]) &&
-            cond.slot == code_[last_op_pos_ + 1]) {
-          cond_slot = code_[last_op_pos_ + 2];
-          code_.resize(last_op_pos_);
-          last_producer_ = -1;
-          branch = IOp::IBrIf;
-        }
+        CondBranch to_else = branch_on(cond, false);
         enter_block(Opcode::If, bt);
-        emit_op(branch);
-        Fixup f{0, last_op_pos_};
-        emit(cond_slot);
-        f.rel_word = here();
-        emit(0);
+        Fixup f{};
+        emit_cond_branch(to_else, f);
         ctrls_.back().else_fixup = f;
         break;
       }
