@@ -1,6 +1,7 @@
-// The per-thread stack pool behind fiber_context's implicit-stack constructor.
+// The per-thread stack pools behind fiber_context's implicit-stack constructor.
 #include "fibers/fiber_context.h"
 
+#include <mutex>
 #include <system_error>
 
 namespace weft::fibers {
@@ -17,46 +18,70 @@ StackPoolConfig default_pool_config() {
   return config;
 }
 
-// Owns this thread's pool. A thread that exits while fibers made on it are still
-// alive (they may have moved to another thread before they first ran) leaks its
-// pool on purpose: those fibers keep running on its stacks and return them later
-// through release_from_any_thread().
+// A thread's pool plus what it takes to outlive the thread: a fiber created on
+// one thread may start (and finish) on another, possibly after its creator exited.
+struct SharedPool {
+  explicit SharedPool(const StackPoolConfig& config) : pool(config) {}
+  StackPool pool;
+  std::mutex mutex;       // orders other threads' releases against the owner's exit
+  bool orphaned = false;  // the owner exited with stacks in use: the last release deletes the pool
+};
+
 struct ThreadStackPool {
-  StackPool* pool = nullptr;
+  SharedPool* shared = nullptr;
   ~ThreadStackPool() {
-    if (pool == nullptr) return;
-    pool->collect_released();
-    if (pool->stacks_in_use() == 0) delete pool;
+    if (shared == nullptr) return;
+    std::unique_lock lock(shared->mutex);
+    shared->pool.collect_released();
+    if (shared->pool.stacks_in_use() != 0) {
+      shared->orphaned = true;
+      return;
+    }
+    lock.unlock();
+    delete shared;
   }
 };
 
 thread_local ThreadStackPool this_thread_pool;
 
+SharedPool& this_thread_shared_pool() {
+  if (this_thread_pool.shared == nullptr) this_thread_pool.shared = new SharedPool(default_pool_config());
+  return *this_thread_pool.shared;
+}
+
 }  // namespace
 
-StackPool& this_thread_stack_pool() {
-  if (this_thread_pool.pool == nullptr) this_thread_pool.pool = new StackPool(default_pool_config());
-  return *this_thread_pool.pool;
-}
+StackPool& this_thread_stack_pool() { return this_thread_shared_pool().pool; }
 
 namespace detail {
 
-Stack allocate_default_stack() {
-  const StackResult result = this_thread_stack_pool().allocate();
+DefaultStack allocate_default_stack() {
+  SharedPool& shared = this_thread_shared_pool();
+  const StackResult result = shared.pool.allocate();
   if (!result) {
     throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
                             stack_error_name(result.error()));
   }
-  return result.value();
+  return {result.value(), &shared};
 }
 
-void release_default_stack(StackPool* pool, std::span<std::byte> stack) noexcept {
+void release_default_stack(void* pool, std::span<std::byte> stack) noexcept {
+  auto* shared = static_cast<SharedPool*>(pool);
   const Stack s{stack.data(), stack.size()};
-  if (pool == this_thread_pool.pool) {
-    pool->release(s);
-  } else {
-    pool->release_from_any_thread(s);  // the fiber was created on another thread
+  if (shared == this_thread_pool.shared) {
+    shared->pool.release(s);  // the common case: no synchronisation
+    return;
   }
+  // The fiber was created on another thread (the only way a stack travels).
+  std::unique_lock lock(shared->mutex);
+  if (!shared->orphaned) {
+    shared->pool.release_from_any_thread(s);
+    return;
+  }
+  shared->pool.release(s);  // the owner is gone: act for it, under the lock
+  if (shared->pool.stacks_in_use() != 0) return;
+  lock.unlock();
+  delete shared;
 }
 
 }  // namespace detail

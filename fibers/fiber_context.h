@@ -116,13 +116,17 @@ inline void* switch_with(void* target, void* payload, ontop_fn_t fn) {
 // ---------------------------------------------------------------------------
 // Implicit stacks come from this_thread_stack_pool().
 // ---------------------------------------------------------------------------
+struct DefaultStack {
+  Stack stack;
+  void* pool;  // opaque handle of the owning thread's pool
+};
 // Throws std::system_error(resource_unavailable_try_again) when the pool is exhausted.
-Stack allocate_default_stack();
-// Returns the stack to `pool`, from whichever thread the fiber finished on.
-void release_default_stack(StackPool* pool, std::span<std::byte> stack) noexcept;
+DefaultStack allocate_default_stack();
+// Returns the stack to its pool, from whichever thread the fiber finished on.
+void release_default_stack(void* pool, std::span<std::byte> stack) noexcept;
 
 struct DefaultStackDeleter {
-  StackPool* pool;
+  void* pool;
   void operator()(std::span<std::byte> stack) const noexcept { release_default_stack(pool, stack); }
 };
 
@@ -188,12 +192,12 @@ class fiber_context {
   template <class F>
     requires(!std::is_same_v<std::remove_cvref_t<F>, fiber_context> && fibers::detail::EntryFunction<F>)
   explicit fiber_context(F&& entry) {
-    const fibers::Stack stack = fibers::detail::allocate_default_stack();
-    fibers::detail::DefaultStackDeleter deleter{&fibers::this_thread_stack_pool()};
+    const fibers::detail::DefaultStack stack = fibers::detail::allocate_default_stack();
+    const fibers::detail::DefaultStackDeleter deleter{stack.pool};
     try {
-      state_ = fibers::detail::create_fiber(std::forward<F>(entry), stack.span(), deleter);
+      state_ = fibers::detail::create_fiber(std::forward<F>(entry), stack.stack.span(), deleter);
     } catch (...) {
-      deleter(stack.span());
+      deleter(stack.stack.span());
       throw;
     }
   }

@@ -51,6 +51,12 @@ StackPool::~StackPool() {
 
 bool StackPool::map_slab() noexcept {
   const std::size_t stacks_per_slab = slab_bytes_ / stride_;
+  // Guarded slabs start inaccessible and each stack is made accessible when carved;
+  // unguarded ones are accessible at once. MAP_NORESERVE: no commit charge for the
+  // reservation, pages are committed on first touch.
+  const int prot = guard_bytes_ ? PROT_NONE : PROT_READ | PROT_WRITE;
+  void* slab = mmap(nullptr, slab_bytes_, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (slab == MAP_FAILED) return false;
   try {
     // Reserve bookkeeping up front so release() can never need to allocate.
     const std::size_t total = (slabs_.size() + 1) * stacks_per_slab;
@@ -58,14 +64,9 @@ bool StackPool::map_slab() noexcept {
     cold_.reserve(total);
     slabs_.reserve(slabs_.size() + 1);
   } catch (const std::bad_alloc&) {
+    munmap(slab, slab_bytes_);
     return false;
   }
-  // Guarded slabs start inaccessible and each stack is made accessible when carved;
-  // unguarded ones are accessible at once. MAP_NORESERVE: no commit charge for the
-  // reservation, pages are committed on first touch.
-  const int prot = guard_bytes_ ? PROT_NONE : PROT_READ | PROT_WRITE;
-  void* slab = mmap(nullptr, slab_bytes_, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-  if (slab == MAP_FAILED) return false;
   // Transparent huge pages would commit 2 MiB where a fiber touches a few KiB.
   madvise(slab, slab_bytes_, MADV_NOHUGEPAGE);
   slabs_.push_back(static_cast<std::byte*>(slab));
