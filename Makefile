@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 spec demo clean
+.PHONY: all deps build test test-arm64 spec demo fuzz clean
 
 all: build
 
@@ -50,6 +50,11 @@ demo: build
 	@echo "-- wat2wasm + validate:"
 	$(WEFT) wat2wasm examples/fib.wat -o $(BUILD_DIR)/fib.wasm
 	$(WEFT) validate $(BUILD_DIR)/fib.wasm
+
+# libFuzzer on the decoder and the text parsers, seeded with the suite's modules
+# (FUZZ_SECONDS per target, default 120).
+fuzz: deps
+	bash fuzz/run.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

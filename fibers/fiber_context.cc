@@ -27,10 +27,19 @@ struct SharedPool {
   bool orphaned = false;  // the owner exited with stacks in use: the last release deletes the pool
 };
 
-struct ThreadStackPool {
-  SharedPool* shared = nullptr;
-  ~ThreadStackPool() {
-    if (shared == nullptr) return;
+// This thread's pool: a plain pointer, so the hot paths (every implicit-stack
+// fiber's creation and exit) read it with one TLS load and no init guard.
+thread_local SharedPool* this_thread_pool = nullptr;
+
+// Deletes (or orphans) the pool when the thread exits. A separate object, touched
+// only when the pool is created, because a thread_local with a destructor is
+// reached through an initialization wrapper on every access.
+struct ThreadExitCleanup {
+  bool armed = false;
+  ~ThreadExitCleanup() {
+    SharedPool* shared = this_thread_pool;
+    if (!armed || shared == nullptr) return;
+    this_thread_pool = nullptr;
     std::unique_lock lock(shared->mutex);
     shared->pool.collect_released();
     if (shared->pool.stacks_in_use() != 0) {
@@ -41,12 +50,17 @@ struct ThreadStackPool {
     delete shared;
   }
 };
+thread_local ThreadExitCleanup this_thread_cleanup;
 
-thread_local ThreadStackPool this_thread_pool;
+[[gnu::noinline]] SharedPool& create_this_thread_pool() {
+  this_thread_cleanup.armed = true;  // constructs the cleanup object, registering its destructor
+  this_thread_pool = new SharedPool(default_pool_config());
+  return *this_thread_pool;
+}
 
 SharedPool& this_thread_shared_pool() {
-  if (this_thread_pool.shared == nullptr) this_thread_pool.shared = new SharedPool(default_pool_config());
-  return *this_thread_pool.shared;
+  if (SharedPool* shared = this_thread_pool) [[likely]] return *shared;
+  return create_this_thread_pool();
 }
 
 }  // namespace
@@ -55,20 +69,21 @@ StackPool& this_thread_stack_pool() { return this_thread_shared_pool().pool; }
 
 namespace detail {
 
-DefaultStack allocate_default_stack() {
+Stack allocate_default_stack(void** pool) {
   SharedPool& shared = this_thread_shared_pool();
   const StackResult result = shared.pool.allocate();
   if (!result) {
     throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
                             stack_error_name(result.error()));
   }
-  return {result.value(), &shared};
+  *pool = &shared;
+  return result.value();
 }
 
 void release_default_stack(void* pool, std::span<std::byte> stack) noexcept {
   auto* shared = static_cast<SharedPool*>(pool);
   const Stack s{stack.data(), stack.size()};
-  if (shared == this_thread_pool.shared) {
+  if (shared == this_thread_pool) {
     shared->pool.release(s);  // the common case: no synchronisation
     return;
   }

@@ -13,6 +13,7 @@
 // or by destroying an entry function terminate instead of propagating.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -116,12 +117,9 @@ inline void* switch_with(void* target, void* payload, ontop_fn_t fn) {
 // ---------------------------------------------------------------------------
 // Implicit stacks come from this_thread_stack_pool().
 // ---------------------------------------------------------------------------
-struct DefaultStack {
-  Stack stack;
-  void* pool;  // opaque handle of the owning thread's pool
-};
+// A stack from this thread's pool, and in `pool` an opaque handle of that pool.
 // Throws std::system_error(resource_unavailable_try_again) when the pool is exhausted.
-DefaultStack allocate_default_stack();
+Stack allocate_default_stack(void** pool);
 // Returns the stack to its pool, from whichever thread the fiber finished on.
 void release_default_stack(void* pool, std::span<std::byte> stack) noexcept;
 
@@ -192,12 +190,12 @@ class fiber_context {
   template <class F>
     requires(!std::is_same_v<std::remove_cvref_t<F>, fiber_context> && fibers::detail::EntryFunction<F>)
   explicit fiber_context(F&& entry) {
-    const fibers::detail::DefaultStack stack = fibers::detail::allocate_default_stack();
-    const fibers::detail::DefaultStackDeleter deleter{stack.pool};
+    fibers::detail::DefaultStackDeleter deleter{nullptr};
+    const fibers::Stack stack = fibers::detail::allocate_default_stack(&deleter.pool);
     try {
-      state_ = fibers::detail::create_fiber(std::forward<F>(entry), stack.stack.span(), deleter);
+      state_ = fibers::detail::create_fiber(std::forward<F>(entry), stack.span(), deleter);
     } catch (...) {
-      deleter(stack.stack.span());
+      deleter(stack.span());
       throw;
     }
   }
@@ -232,6 +230,7 @@ class fiber_context {
   // fiber that later resumes the caller, or an empty fiber_context if that one
   // got here by finishing. Precondition: can_resume().
   fiber_context resume() && {
+    assert(can_resume() && "resume() of an empty fiber_context or of a fiber owned by another thread");
     return fiber_context(fibers::detail::switch_to(std::exchange(state_, nullptr)));
   }
 
@@ -244,6 +243,7 @@ class fiber_context {
     using Stored = std::decay_t<Fn>;
     static_assert(std::is_invocable_r_v<fiber_context, Stored, fiber_context&&>,
                   "resume_with needs a function fiber_context(fiber_context&&)");
+    assert(can_resume() && "resume_with() of an empty fiber_context or of a fiber owned by another thread");
     Stored local(std::forward<Fn>(fn));  // lives on our stack while we are suspended
     return fiber_context(fibers::detail::switch_with(std::exchange(state_, nullptr), &local,
                                                      &fibers::detail::ontop_call<Stored>));

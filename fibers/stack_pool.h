@@ -42,18 +42,19 @@ enum class StackError : std::uint8_t {
 const char* stack_error_name(StackError error);
 
 // A stack or the reason there is none (errors are values; nothing here throws).
+// Two words, so it is returned in registers.
 class [[nodiscard]] StackResult {
  public:
-  StackResult(Stack stack) : stack_(stack) {}             // NOLINT: implicit by design
-  StackResult(StackError error) : error_(error) {}        // NOLINT: implicit by design
-  bool ok() const noexcept { return error_ == StackError::None; }
+  StackResult(Stack stack) : base_(stack.base), size_or_error_(stack.size) {}  // NOLINT: implicit by design
+  StackResult(StackError error) : size_or_error_(static_cast<std::size_t>(error)) {}  // NOLINT: implicit by design
+  bool ok() const noexcept { return base_ != nullptr; }
   explicit operator bool() const noexcept { return ok(); }
-  const Stack& value() const noexcept { return stack_; }
-  StackError error() const noexcept { return error_; }
+  Stack value() const noexcept { return ok() ? Stack{base_, size_or_error_} : Stack{}; }
+  StackError error() const noexcept { return ok() ? StackError::None : static_cast<StackError>(size_or_error_); }
 
  private:
-  Stack stack_;
-  StackError error_ = StackError::None;
+  std::byte* base_ = nullptr;
+  std::size_t size_or_error_ = 0;
 };
 
 enum class TrimMode : std::uint8_t {

@@ -126,6 +126,8 @@ struct Ctrl {
 
 uint8_t width_of(ValType t) { return uint8_t(t.slots()); }
 
+constexpr uint64_t kMaxLocalSlots = 1u << 20;
+
 class Translator {
  public:
   Translator(const Instance& instance, uint32_t defined_index, uint32_t max_stack_slots, CompiledFunction& out)
@@ -542,6 +544,14 @@ Result<void> Translator::run() {
     slot += width_of(t);
   }
   out_.param_slots = slot;
+  // The binary format allows ~2^32 locals; a frame that large could never run,
+  // so refuse it here instead of allocating the slot map.
+  uint64_t declared = 0;
+  for (const LocalGroup& g : func_.locals) declared += uint64_t(g.count) * width_of(g.type);
+  if (declared > kMaxLocalSlots)
+    return make_error(ErrorKind::Limit, "function declares " + std::to_string(declared) +
+                                            " local slots; the interpreter supports at most " +
+                                            std::to_string(kMaxLocalSlots));
   for (const LocalGroup& g : func_.locals) {
     for (uint32_t i = 0; i < g.count; ++i) {
       local_slot_.push_back(slot);

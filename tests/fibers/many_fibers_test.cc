@@ -22,7 +22,7 @@ struct PoolDeleter {
 };
 
 #if defined(__SANITIZE_ADDRESS__)
-constexpr std::size_t kSmallStack = 8 * 1024;  // ASan redzones make frames several times larger
+constexpr std::size_t kSmallStack = 2 * 1024;  // ASan redzones make frames several times larger
 #else
 constexpr std::size_t kSmallStack = 1024;
 #endif

@@ -4,6 +4,7 @@
 // host functions that re-enter Wasm, memory growth.
 #include <gtest/gtest.h>
 
+#include "core/module.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -159,6 +160,24 @@ TEST(Interpreter, MemoryGrowAndBulkOps) {
   EXPECT_EQ(h.i32("size", {}), 2u);
   EXPECT_EQ(h.i32("grow", {Value::i32(5)}), 0xFFFFFFFFu);
   EXPECT_EQ(h.i32("fill_and_read", {}), 0x07070707u);
+}
+
+TEST(Interpreter, HugeLocalCountIsALimitErrorNotACrash) {
+  // Valid per the binary format (u32 local counts), but no frame could hold it.
+  Module m;
+  m.types.push_back(FuncType{{}, {}});
+  Function f;
+  f.type_index = 0;
+  f.locals.push_back(LocalGroup{4000000000u, ValType::i64()});
+  f.body = {0x0B};
+  m.functions.push_back(f);
+  Engine engine;
+  auto module = WasmModule::from_ir(engine, m);
+  ASSERT_TRUE(module.ok()) << module.error().to_string();
+  Store store(engine);
+  auto inst = store.instantiate(*module, Linker{});
+  ASSERT_FALSE(inst.ok());
+  EXPECT_EQ(inst.error().kind, ErrorKind::Limit);
 }
 
 }  // namespace
