@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 spec demo fuzz clean
+.PHONY: all deps build test test-arm64 spec demo fuzz bench clean
 
 all: build
 
@@ -50,6 +50,13 @@ demo: build
 	@echo "-- wat2wasm + validate:"
 	$(WEFT) wat2wasm examples/fib.wat -o $(BUILD_DIR)/fib.wasm
 	$(WEFT) validate $(BUILD_DIR)/fib.wasm
+
+# Benchmarks (no timing assertions anywhere): P1 native fiber switch, ours vs Boost.Context.
+bench: deps
+	cmake -S . -B build-bench $(CMAKE_FLAGS)
+	cmake --build build-bench -j $(JOBS) --target fiber_switch
+	build-bench/bench/fiber_switch --benchmark_repetitions=10 --benchmark_enable_random_interleaving=true \
+	  --benchmark_report_aggregates_only=true
 
 # libFuzzer on the decoder and the text parsers, seeded with the suite's modules
 # (FUZZ_SECONDS per target, default 120).

@@ -68,7 +68,7 @@ constexpr OpcodeMaps make_maps() {
 }
 
 constexpr OpcodeMaps kMaps = make_maps();
-static_assert(uint8_t(ImmKind::Shuffle) < kIllegal);
+static_assert(uint8_t(ImmKind::TypeTag) < kIllegal);
 
 // read_expression switches over bytes, so -Wswitch cannot see a new ImmKind
 // there; this switch (no default) makes adding one a compile error until the
@@ -81,6 +81,7 @@ constexpr bool walker_handles(ImmKind kind) {
     case ImmKind::F32: case ImmKind::F64: case ImmKind::SelectT: case ImmKind::HeapType: case ImmKind::MemoryInit:
     case ImmKind::DataIdx: case ImmKind::MemoryCopy: case ImmKind::TableInit: case ImmKind::ElemIdx:
     case ImmKind::TableCopy: case ImmKind::V128: case ImmKind::Lane: case ImmKind::MemargLane: case ImmKind::Shuffle:
+    case ImmKind::TagIdx: case ImmKind::TypeTag:
       return true;
   }
   return false;
@@ -307,6 +308,7 @@ bool CodeWalker::read_expression(Reader& r, const ExprContext& ctx) {
       case uint8_t(ImmKind::GlobalIdx):
       case uint8_t(ImmKind::TableIdx):
       case uint8_t(ImmKind::ElemIdx):
+      case uint8_t(ImmKind::TagIdx):
         if (!(p = skip_leb<Leb::U32>(r, p))) return false;
         break;
       case uint8_t(ImmKind::DataIdx):
@@ -322,6 +324,7 @@ bool CodeWalker::read_expression(Reader& r, const ExprContext& ctx) {
       case uint8_t(ImmKind::CallIndirect):  // type index, then a table index (a LEB since Wasm 2.0)
       case uint8_t(ImmKind::TableInit):
       case uint8_t(ImmKind::TableCopy):
+      case uint8_t(ImmKind::TypeTag):
         if (!(p = skip_leb<Leb::U32>(r, p)) || !(p = skip_leb<Leb::U32>(r, p))) return false;
         break;
       case uint8_t(ImmKind::Memarg):

@@ -22,14 +22,16 @@ struct Tables {
   std::array<int16_t, 256> single{};
   std::array<int16_t, 256> fc{};
   std::array<int16_t, 256> fd{};
+  std::array<int16_t, 256> fa{};
   std::unordered_map<std::string_view, Opcode> by_text;
   Tables() {
-    single.fill(-1); fc.fill(-1); fd.fill(-1);
+    single.fill(-1); fc.fill(-1); fd.fill(-1); fa.fill(-1);
     for (const OpcodeInfo& info : kInfos) {
       int16_t idx = int16_t(info.opcode);
       if (info.prefix == 0) single[info.code] = idx;
       else if (info.prefix == 0xFC) fc[info.code] = idx;
       else if (info.prefix == 0xFD) fd[info.code] = idx;
+      else if (info.prefix == 0xFA) fa[info.code] = idx;
       by_text.emplace(info.text, info.opcode);  // first wins: Select before SelectT
     }
   }
@@ -55,11 +57,12 @@ std::optional<Opcode> opcode_from_prefixed(uint8_t prefix, uint32_t code) {
   int16_t idx = -1;
   if (prefix == 0xFC) idx = tables().fc[code];
   else if (prefix == 0xFD) idx = tables().fd[code];
+  else if (prefix == 0xFA) idx = tables().fa[code];
   if (idx < 0) return std::nullopt;
   return Opcode(idx);
 }
 
-bool is_prefix_byte(uint8_t byte) { return byte == 0xFC || byte == 0xFD; }
+bool is_prefix_byte(uint8_t byte) { return byte == 0xFC || byte == 0xFD || byte == 0xFA; }
 
 std::optional<Opcode> opcode_from_text(std::string_view text) {
   const auto& m = tables().by_text;

@@ -38,6 +38,8 @@ enum class ImmKind : uint8_t {
   Lane,          // one lane byte
   MemargLane,    // memarg, lane byte
   Shuffle,       // 16 lane bytes
+  TagIdx,        // u32 (fiber extension)
+  TypeTag,       // fiber typeidx u32, tagidx u32 (fiber extension)
 };
 
 enum class Opcode : uint16_t {
@@ -53,7 +55,7 @@ enum class SigType : uint8_t { None, I32, I64, F32, F64, V128, Special };
 
 struct OpcodeInfo {
   Opcode opcode;
-  uint8_t prefix;       // 0, 0xFC or 0xFD
+  uint8_t prefix;       // 0, 0xFA, 0xFC or 0xFD
   uint32_t code;
   std::string_view text;
   ImmKind immediate;
@@ -71,7 +73,7 @@ const OpcodeInfo& opcode_info(Opcode op);
 // Binary lookups: single-byte opcodes and prefixed ones (prefix, u32 code).
 std::optional<Opcode> opcode_from_byte(uint8_t byte);
 std::optional<Opcode> opcode_from_prefixed(uint8_t prefix, uint32_t code);
-bool is_prefix_byte(uint8_t byte);  // 0xFC, 0xFD (0xFA: fiber extension, later)
+bool is_prefix_byte(uint8_t byte);  // 0xFA (fiber extension), 0xFC, 0xFD
 
 // Text lookup: "i32.add" -> I32Add. Several opcodes share a text name only for
 // `select` (Select / SelectT); this returns Select for it.

@@ -20,6 +20,11 @@ std::string to_string(ValType t) {
 }
 
 std::string to_string(const FuncType& t) {
+  if (t.is_fiber) {
+    std::string s = "fiber [";
+    for (size_t i = 0; i < t.results.size(); ++i) s += (i ? " " : "") + to_string(t.results[i]);
+    return s + "]";
+  }
   std::string s = "[";
   for (size_t i = 0; i < t.params.size(); ++i) s += (i ? " " : "") + to_string(t.params[i]);
   s += "] -> [";

@@ -44,12 +44,15 @@ struct ValType {
 
 std::string to_string(ValType t);  // "i32", "funcref", "(ref null 3)"
 
+// An entry of the type section: a function type, or (fiber extension) a fiber
+// type `fiber (result r*)`, which has no params. Both are compared structurally.
 struct FuncType {
   std::vector<ValType> params;
   std::vector<ValType> results;
+  bool is_fiber = false;  // `fiber (result …)` (binary 0x5C) rather than `func` (0x60)
   friend bool operator==(const FuncType&, const FuncType&) = default;
 };
-std::string to_string(const FuncType& t);  // "[i32 i32] -> [i64]"
+std::string to_string(const FuncType& t);  // "[i32 i32] -> [i64]", "fiber [i32]"
 
 struct Limits {
   uint64_t min = 0;

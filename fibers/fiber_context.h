@@ -286,7 +286,7 @@ transfer_t fiber_exit(transfer_t t) noexcept {
   auto* rec = static_cast<Rec*>(t.data);
   if constexpr (kAnnotate) {
     annotate_switch_finish(rec->annotations.self.target->fake_stack, nullptr, nullptr);
-    annotate_stack_destroyed(rec->annotations.valgrind_id);
+    annotate_stack_destroyed(rec->annotations.valgrind_id, rec->stack.data(), rec->stack.size());
   }
   auto deleter = std::move(rec->deleter);
   const std::span<std::byte> stack = rec->stack;

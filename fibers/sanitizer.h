@@ -25,6 +25,9 @@ void annotate_switch_finish(void* fake_stack, const void** bottom_old, std::size
 // A fiber is about to use [base, base + size): clears poisoning left by an earlier
 // fiber on a reused stack and registers it with valgrind (returns valgrind's id).
 unsigned annotate_stack_created(void* base, std::size_t size) noexcept;
-void annotate_stack_destroyed(unsigned valgrind_id) noexcept;
+// A finished fiber's stack goes back to its owner: clears the poisoning its dead
+// frames left (the memory may become heap or another thread's stack) and
+// deregisters it from valgrind.
+void annotate_stack_destroyed(unsigned valgrind_id, void* base, std::size_t size) noexcept;
 
 }  // namespace weft::fibers::detail

@@ -10,6 +10,7 @@
 
 #include "core/leb128.h"
 #include "core/opcodes.h"
+#include "runtime/store.h"
 #include "runtime/trap.h"
 
 namespace weft::interpreter {
@@ -92,6 +93,8 @@ struct CodeReader {
       case ImmKind::Lane: byte(); break;
       case ImmKind::MemargLane: u32(); u32(); byte(); break;
       case ImmKind::Shuffle: p += 16; break;
+      case ImmKind::TagIdx: u32(); break;
+      case ImmKind::TypeTag: u32(); u32(); break;
     }
   }
 };
@@ -136,7 +139,8 @@ class Translator {
         func_(module_.functions[defined_index]),
         out_(out),
         code_(out.code),
-        max_stack_slots_(max_stack_slots) {}
+        max_stack_slots_(max_stack_slots),
+        metered_(instance.store != nullptr && instance.store->fuel_enabled()) {}
 
   Result<void> run();
 
@@ -167,6 +171,22 @@ class Translator {
   }
   void patch(const Fixup& f, uint32_t target) { code_[f.rel_word] = uint32_t(int32_t(target) - int32_t(f.op_word)); }
   void bind_label() { last_producer_ = -1; last_op_pos_ = UINT32_MAX; }
+  // Fuel metering (only when the store meters fuel; see internal_ops.def).
+  void emit_fuel(uint32_t amount) {
+    if (!metered_) return;
+    emit_op(IOp::IFuel);
+    emit(amount);
+  }
+  // Before a bulk instruction whose length operand is `len`: charge 1 per
+  // 2^shift units of length (64 KiB of bytes, or 8192 table elements).
+  void emit_fuel_bulk(const Entry& len, uint32_t shift) {
+    if (!metered_) return;
+    emit_op(IOp::IFuelBulk);
+    emit(len.slot);
+    emit(shift);
+  }
+  static constexpr uint32_t kBytesPerFuel = 16;     // shift: 64 KiB
+  static constexpr uint32_t kElementsPerFuel = 13;  // shift: 8192 elements (64 KiB of slots)
 
   // ---- operand stack model -------------------------------------------------
   uint32_t next_home() const { return stack_.empty() ? temp_base_ : stack_.back().home + stack_.back().width; }
@@ -259,6 +279,7 @@ class Translator {
   CompiledFunction& out_;
   std::vector<uint32_t>& code_;
   uint32_t max_stack_slots_;
+  const bool metered_;
 
   std::vector<uint32_t> local_slot_;
   std::vector<uint8_t> local_width_;
@@ -378,6 +399,7 @@ void Translator::enter_block(Opcode kind, int64_t block_type) {
   if (kind == Opcode::Loop) {
     bind_label();
     c.loop_start = here();
+    emit_fuel(1);  // every branch to the loop head (each iteration) pays
   }
   ctrls_.push_back(std::move(c));
 }
@@ -572,6 +594,8 @@ Result<void> Translator::run() {
   fn.base_slot = 0;
   for (ValType t : ft.results) fn.results.push_back(width_of(t));
   ctrls_.push_back(std::move(fn));
+  // Each call pays 1, plus 1 per 8192 local and constant slots initialised on entry.
+  emit_fuel(1 + uint32_t((uint64_t(out_.local_slots) + out_.constants.size()) >> kElementsPerFuel));
 
   CodeReader r{func_.body.data(), func_.body.data() + func_.body.size()};
   while (!r.done()) {
@@ -754,6 +778,7 @@ Result<void> Translator::run() {
         uint32_t seg = r.u32();
         r.byte();
         Entry n = pop(), s = pop(), d = pop();
+        emit_fuel_bulk(n, kBytesPerFuel);
         emit_op(IOp::IMemoryInit);
         emit(d.slot); emit(s.slot); emit(n.slot);
         emit_ptr(&inst_.datas[seg]);
@@ -766,6 +791,7 @@ Result<void> Translator::run() {
       case Opcode::MemoryCopy: {
         r.byte(); r.byte();
         Entry n = pop(), s = pop(), d = pop();
+        emit_fuel_bulk(n, kBytesPerFuel);
         emit_op(IOp::IMemoryCopy);
         emit(d.slot); emit(s.slot); emit(n.slot);
         break;
@@ -773,6 +799,7 @@ Result<void> Translator::run() {
       case Opcode::MemoryFill: {
         r.byte();
         Entry n = pop(), v = pop(), d = pop();
+        emit_fuel_bulk(n, kBytesPerFuel);
         emit_op(IOp::IMemoryFill);
         emit(d.slot); emit(v.slot); emit(n.slot);
         break;
@@ -781,6 +808,7 @@ Result<void> Translator::run() {
         uint32_t seg = r.u32();
         uint32_t table = r.u32();
         Entry n = pop(), s = pop(), d = pop();
+        emit_fuel_bulk(n, kElementsPerFuel);
         emit_op(IOp::ITableInit);
         emit(d.slot); emit(s.slot); emit(n.slot);
         emit_ptr(inst_.tables[table]);
@@ -795,6 +823,7 @@ Result<void> Translator::run() {
         uint32_t dst_table = r.u32();
         uint32_t src_table = r.u32();
         Entry n = pop(), s = pop(), d = pop();
+        emit_fuel_bulk(n, kElementsPerFuel);
         emit_op(IOp::ITableCopy);
         emit(d.slot); emit(s.slot); emit(n.slot);
         emit_ptr(inst_.tables[dst_table]);
@@ -804,6 +833,7 @@ Result<void> Translator::run() {
       case Opcode::TableGrow: {
         runtime::TableInstance* t = inst_.tables[r.u32()];
         Entry delta = pop(), init = pop();
+        emit_fuel_bulk(delta, kElementsPerFuel);
         emit_producer(IOp::ITableGrow, {init.slot, delta.slot, 0, 0}, 1);
         // Patch the pointer words (emit_producer takes plain operand words).
         uint64_t v = reinterpret_cast<uint64_t>(t);
@@ -820,6 +850,7 @@ Result<void> Translator::run() {
       case Opcode::TableFill: {
         runtime::TableInstance* t = inst_.tables[r.u32()];
         Entry n = pop(), v = pop(), i = pop();
+        emit_fuel_bulk(n, kElementsPerFuel);
         emit_op(IOp::ITableFill);
         emit(i.slot); emit(v.slot); emit(n.slot);
         emit_ptr(t);

@@ -502,6 +502,19 @@ bool ModuleParser::parse_immediates(Opcode op) {
         if (!parse_lane(true)) return false;
       return true;
     }
+    case ImmKind::TagIdx: {
+      uint32_t tag;
+      if (!parse_index(Space::Tag, tag)) return false;
+      emit_u32(tag);
+      return true;
+    }
+    case ImmKind::TypeTag: {
+      uint32_t type, tag;
+      if (!parse_index(Space::Type, type) || !parse_index(Space::Tag, tag)) return false;
+      emit_u32(type);
+      emit_u32(tag);
+      return true;
+    }
   }
   return fail(peek(), "internal: unhandled immediate kind");
 }

@@ -314,7 +314,7 @@ TEST(DecodeCode, ElsePlacement) {
 TEST(DecodeCode, IllegalOpcodes) {
   EXPECT_TRUE(Malformed(func_module({0x06, 0x0B}), "illegal opcode"));
   EXPECT_TRUE(Malformed(func_module({0xFF, 0x0B}), "illegal opcode"));
-  EXPECT_TRUE(Malformed(func_module({0xFA, 0x00, 0x0B}), "illegal opcode"));  // fiber prefix: not yet
+  EXPECT_TRUE(Malformed(func_module({0xFA, 0x7F, 0x0B}), "illegal opcode"));  // unknown fiber sub-opcode
   EXPECT_TRUE(Malformed(func_module({0xFC, 0x12, 0x0B}), "illegal opcode"));
   EXPECT_TRUE(Malformed(func_module({0xFC, 0x80, 0x02, 0x0B}), "illegal opcode"));  // 256
   EXPECT_TRUE(Malformed(func_module({0xFC, 0x80, 0x80, 0x80, 0x80, 0x10, 0x0B}), "integer too large"));
@@ -404,10 +404,10 @@ Bytes sample_immediates(ImmKind kind) {
     case ImmKind::BlockType: return {0x40};
     case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
     case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::I32: case ImmKind::I64:
-    case ImmKind::MemIdx: case ImmKind::Lane:
+    case ImmKind::MemIdx: case ImmKind::Lane: case ImmKind::TagIdx:
       return {0x00};
     case ImmKind::BrTable: case ImmKind::CallIndirect: case ImmKind::Memarg: case ImmKind::MemoryInit:
-    case ImmKind::MemoryCopy: case ImmKind::TableInit: case ImmKind::TableCopy:
+    case ImmKind::MemoryCopy: case ImmKind::TableInit: case ImmKind::TableCopy: case ImmKind::TypeTag:
       return {0x00, 0x00};
     case ImmKind::MemargLane: return {0x00, 0x00, 0x00};
     case ImmKind::SelectT: return {0x01, 0x7F};
