@@ -160,10 +160,9 @@ Extern Store::create_memory(MemoryType type) {
 }
 
 Extern Store::create_table(TableType type, Value init) {
-  auto t = std::make_unique<runtime::TableInstance>();
-  t->type = type;
-  t->elements.assign(type.limits.min, init.raw()[0]);
-  return Extern{ExternKind::Table, store_->add_table(std::move(t))};
+  auto t = runtime::TableInstance::create(type, init.raw()[0], engine_->config().max_table_elements);
+  if (!t.ok()) return Extern{ExternKind::Table, nullptr};
+  return Extern{ExternKind::Table, store_->add_table(std::move(t).value())};
 }
 
 void Store::define_spectest(Linker& linker) {
@@ -182,7 +181,11 @@ Result<std::vector<Value>> Store::call(Extern func, std::span<const Value> args)
   std::vector<uint64_t> slots(std::max<size_t>(std::max(f->param_slots, f->result_slots), 1));
   size_t pos = 0;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].type() != type.params[i])
+    auto is_fiber_ref = [](ValType t) { return t.kind == ValType::FiberRef || t.kind == ValType::TypedRef; };
+    // A host has no typed fiber references of its own: a (null) fiberref may
+    // stand for any fiber reference type.
+    const bool fiber_compatible = is_fiber_ref(args[i].type()) && is_fiber_ref(type.params[i]);
+    if (args[i].type() != type.params[i] && !fiber_compatible)
       return make_error(ErrorKind::Usage, "argument " + std::to_string(i) + " has type " + weft::to_string(args[i].type()) +
                                               ", expected " + weft::to_string(type.params[i]));
     std::memcpy(&slots[pos], args[i].raw(), type.params[i].slots() * sizeof(uint64_t));
@@ -196,6 +199,18 @@ Result<std::vector<Value>> Store::call(Extern func, std::span<const Value> args)
     pos += t.slots();
   }
   return results;
+}
+
+std::optional<uint64_t> Store::fuel_remaining() const {
+  if (!store_->fuel_enabled()) return std::nullopt;
+  return store_->stack().fuel;
+}
+
+Result<void> Store::set_fuel(uint64_t fuel) {
+  if (!store_->fuel_enabled())
+    return make_error(ErrorKind::Usage, "fuel metering is off for this store (Config::fuel is 0)");
+  store_->stack().fuel = fuel;
+  return {};
 }
 
 Value Store::global_get(Extern global) const {

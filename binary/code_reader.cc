@@ -214,18 +214,71 @@ inline const uint8_t* memarg(Reader& r, const uint8_t* p) {
   return p ? skip_leb<Leb::U32>(r, p) : nullptr;  // offset
 }
 
-inline const uint8_t* value_type(Reader& r, const uint8_t* p, bool enable_simd) {
-  if (p == r.end()) return fail_eof(r);
-  ValType t;
-  if (!value_type_from_byte(*p, enable_simd, t)) return fail_at(r, p, bad_type_message(*p, "malformed value type"));
-  return p + 1;
+// Fiber extension: the abstract heap type codes, as the values of their
+// one-byte s33 encodings (0x70 func, 0x6F extern, 0x5B fiber).
+constexpr int64_t kHeapFunc = 0x70 - 0x80;
+constexpr int64_t kHeapExtern = 0x6F - 0x80;
+constexpr int64_t kHeapFiber = 0x5B - 0x80;
+constexpr uint8_t kFiberRefByte = 0x5B;  // also the one-byte value type fiberref
+constexpr uint8_t kRefNullByte = 0x63;   // (ref null ht)
+constexpr uint8_t kRefByte = 0x64;       // (ref ht)
+
+// A heap type: an s33 that is a non-negative type index (a typed reference)
+// or an abstract code. `out` gets the nullable reference type of it.
+inline const uint8_t* heap_type(Reader& r, const uint8_t* p, ValType& out, const char* message) {
+  const uint8_t* const at = p;
+  int64_t v = 0;
+  if (!(p = read_leb(r, p, Leb::S33, v))) return nullptr;
+  if (v >= 0) {
+    out = ValType{ValType::TypedRef, true, uint32_t(v)};  // s33: v < 2^32
+    return p;
+  }
+  switch (v) {
+    case kHeapFunc: out = ValType::funcref(); return p;
+    case kHeapExtern: out = ValType::externref(); return p;
+    case kHeapFiber: out = ValType{ValType::FiberRef, true, 0}; return p;
+    default: return fail_at(r, at, message);
+  }
 }
 
-// 0x40 (empty), a one-byte value type, or a non-negative s33 type index.
-inline const uint8_t* block_type(Reader& r, const uint8_t* p, bool enable_simd) {
+inline const uint8_t* value_type(Reader& r, const uint8_t* p, bool enable_simd, bool enable_fibers, ValType& out) {
+  if (p == r.end()) return fail_eof(r);
+  const uint8_t b = *p;
+  if (value_type_from_byte(b, enable_simd, out)) return p + 1;
+  if (enable_fibers) {
+    if (b == kFiberRefByte) {
+      out = ValType{ValType::FiberRef, true, 0};
+      return p + 1;
+    }
+    if (b == kRefNullByte || b == kRefByte) {
+      if (!(p = heap_type(r, p + 1, out, "malformed heap type"))) return nullptr;
+      out.nullable = b == kRefNullByte;
+      return p;
+    }
+  }
+  return fail_at(r, p, bad_type_message(b, "malformed value type"));
+}
+
+inline const uint8_t* value_type(Reader& r, const uint8_t* p, bool enable_simd, bool enable_fibers) {
+  ValType ignored;
+  return value_type(r, p, enable_simd, enable_fibers, ignored);
+}
+
+inline const uint8_t* ref_type(Reader& r, const uint8_t* p, bool enable_fibers, ValType& out) {
+  if (p == r.end()) return fail_eof(r);
+  const uint8_t b = *p;
+  const bool fiber_form = b == kFiberRefByte || b == kRefNullByte || b == kRefByte;
+  if (b == 0x70 || b == 0x6F || (enable_fibers && fiber_form)) return value_type(r, p, false, enable_fibers, out);
+  return fail_at(r, p, bad_type_message(b, "malformed reference type"));
+}
+
+// 0x40 (empty), a value type, or a non-negative s33 type index. Every value
+// type starts with a byte whose s33 reading is negative (0x40..0x7F), so a
+// type index never starts like one.
+inline const uint8_t* block_type(Reader& r, const uint8_t* p, bool enable_simd, bool enable_fibers) {
   if (p == r.end()) return fail_eof(r);
   if (*p == 0x40) return p + 1;
-  if ((*p & 0xC0) == 0x40) return value_type(r, p, enable_simd);
+  if ((*p & 0xC0) == 0x40) return value_type(r, p, enable_simd, enable_fibers);
   int64_t index = 0;
   const uint8_t* next = read_leb(r, p, Leb::S33, index);
   if (next && index < 0) return fail_at(r, p, "malformed block type");
@@ -241,26 +294,25 @@ inline const uint8_t* vec_count(Reader& r, const uint8_t* p, int64_t& n) {
 
 }  // namespace
 
-bool read_value_type(Reader& r, bool enable_simd, ValType& out) {
-  const uint64_t at = r.offset();
-  uint8_t b = 0;
-  if (!r.u8(b)) return false;
-  if (value_type_from_byte(b, enable_simd, out)) return true;
-  return r.fail_at(at, bad_type_message(b, "malformed value type"));
+bool read_value_type(Reader& r, bool enable_simd, bool enable_fibers, ValType& out) {
+  const uint8_t* p = value_type(r, r.pos(), enable_simd, enable_fibers, out);
+  if (!p) return false;
+  r.seek(p);
+  return true;
 }
 
-bool read_ref_type(Reader& r, ValType& out) {
-  const uint64_t at = r.offset();
-  uint8_t b = 0;
-  if (!r.u8(b)) return false;
-  if (b == 0x70 || b == 0x6F) return value_type_from_byte(b, false, out);
-  return r.fail_at(at, bad_type_message(b, "malformed reference type"));
+bool read_ref_type(Reader& r, bool enable_fibers, ValType& out) {
+  const uint8_t* p = ref_type(r, r.pos(), enable_fibers, out);
+  if (!p) return false;
+  r.seek(p);
+  return true;
 }
 
 bool CodeWalker::read_expression(Reader& r, const ExprContext& ctx) {
   const uint8_t* p = r.pos();
   const uint8_t* const end = r.end();
   const bool simd = ctx.enable_simd;
+  const bool fibers = ctx.enable_fibers;
   const bool data_count_missing = ctx.check_data_count && !ctx.have_data_count;
   control_.clear();
   int64_t n = 0;
@@ -273,7 +325,7 @@ bool CodeWalker::read_expression(Reader& r, const ExprContext& ctx) {
     if (action == kPrefixed) {
       const uint8_t prefix = *at;
       if (!(p = read_leb(r, p, Leb::U32, n))) return false;
-      if (n > 255 || (prefix == 0xFD && !simd)) return error(r, at, "illegal opcode");
+      if (n > 255 || (prefix == 0xFD && !simd) || (prefix == 0xFA && !fibers)) return error(r, at, "illegal opcode");
       const int16_t index = (prefix == 0xFC ? kMaps.fc : prefix == 0xFD ? kMaps.fd : kMaps.fa)[size_t(n)];
       if (index < 0) return error(r, at, "illegal opcode");
       action = uint8_t(kMaps.imm[size_t(index)]);
@@ -297,7 +349,7 @@ bool CodeWalker::read_expression(Reader& r, const ExprContext& ctx) {
         break;
       case kIfOp:
       case uint8_t(ImmKind::BlockType):
-        if (!(p = block_type(r, p, simd))) return false;
+        if (!(p = block_type(r, p, simd, fibers))) return false;
         control_.push_back(action == kIfOp ? kIfFrame : kPlainFrame);
         break;
       case kIllegal:
@@ -348,11 +400,17 @@ bool CodeWalker::read_expression(Reader& r, const ExprContext& ctx) {
       case uint8_t(ImmKind::SelectT):
         if (!(p = vec_count(r, p, n))) return false;
         for (int64_t i = 0; i < n; ++i) {
-          if (!(p = value_type(r, p, simd))) return false;
+          if (!(p = value_type(r, p, simd, fibers))) return false;
         }
         break;
       case uint8_t(ImmKind::HeapType):
         if (p == end) return error(r, end, r.eof_message());
+        if (fibers && *p != 0x70 && *p != 0x6F) {
+          // Fiber extension: any heap type (`ref.null 0x5B`, `ref.null typeidx`).
+          ValType ignored;
+          if (!(p = heap_type(r, p, ignored, "malformed reference type"))) return false;
+          break;
+        }
         if (*p != 0x70 && *p != 0x6F) return error(r, p, bad_type_message(*p, "malformed reference type"));
         ++p;
         break;

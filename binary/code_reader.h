@@ -11,13 +11,20 @@
 
 namespace weft::binary::detail {
 
-// One-byte value types of Wasm 2.0 (v128 only with SIMD enabled).
-bool read_value_type(Reader& r, bool enable_simd, ValType& out);
-// funcref / externref.
-bool read_ref_type(Reader& r, ValType& out);
+// Value types: the one-byte types of Wasm 2.0 (v128 only with SIMD enabled);
+// with the fiber extension also `0x5B` (fiberref) and `0x63 ht` / `0x64 ht`
+// (nullable / non-null reference to heap type ht, an s33: a non-negative type
+// index, or 0x70 func, 0x6F extern, 0x5B fiber).
+bool read_value_type(Reader& r, bool enable_simd, bool enable_fibers, ValType& out);
+// Reference types: funcref / externref; with the fiber extension also fiberref
+// and the `0x63 ht` / `0x64 ht` forms.
+bool read_ref_type(Reader& r, bool enable_fibers, ValType& out);
 
 struct ExprContext {
   bool enable_simd = true;
+  // The fiber extension: 0xFA-prefixed instructions, fiber value types in
+  // block types and `select t*`, fiber heap types in `ref.null`.
+  bool enable_fibers = true;
   // memory.init and data.drop are malformed without a DataCount section, so a
   // single pass can size the data index space (function bodies only).
   bool check_data_count = false;

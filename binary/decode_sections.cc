@@ -27,7 +27,7 @@ bool ModuleDecoder::limits(Reader& r, Limits& out) {
 }
 
 bool ModuleDecoder::table_type(Reader& r, TableType& out) {
-  return read_ref_type(r, out.element) && limits(r, out.limits);
+  return read_ref_type(r, options.enable_fibers, out.element) && limits(r, out.limits);
 }
 
 bool ModuleDecoder::global_type(Reader& r, GlobalType& out) {
@@ -43,9 +43,7 @@ bool ModuleDecoder::const_expr(Reader& r, ConstExpr& out) {
   // Any instruction sequence is well-formed here; which instructions are
   // constant is the validator's business.
   const uint8_t* start = r.pos();
-  ExprContext ctx;
-  ctx.enable_simd = options.enable_simd;
-  if (!walker.read_expression(r, ctx)) return false;
+  if (!walker.read_expression(r, expr_context())) return false;
   out.code.assign(start, r.pos());
   return true;
 }
@@ -55,11 +53,16 @@ bool ModuleDecoder::const_expr(Reader& r, ConstExpr& out) {
 
 bool ModuleDecoder::type_section(Reader& r) {
   auto read_type = [&](ValType& t) { return value_type(r, t); };
-  return read_vec(r, module.types, 3, [&](FuncType& type) {
+  return read_vec(r, module.types, 2, [&](FuncType& type) {
     uint8_t form = 0;
     if (!r.u8(form)) return false;
     // The spec reads the form as a one-byte signed LEB.
     if (form & 0x80) return r.fail_at(r.offset() - 1, "integer representation too long");
+    if (form == 0x5C && options.enable_fibers) {
+      // Fiber extension: `fiber (result r*)` = 0x5C vec(valtype), no params.
+      type.is_fiber = true;
+      return read_vec(r, type.results, 1, read_type);
+    }
     if (form != 0x60) return r.fail_at(r.offset() - 1, "malformed function type");
     return read_vec(r, type.params, 1, read_type) && read_vec(r, type.results, 1, read_type);
   });
@@ -190,8 +193,7 @@ bool ModuleDecoder::function_body(Reader& r, Function& func) {
   if (!locals_ok) return false;
 
   const uint8_t* start = r.pos();
-  ExprContext ctx;
-  ctx.enable_simd = options.enable_simd;
+  ExprContext ctx = expr_context();
   ctx.check_data_count = true;
   ctx.have_data_count = module.data_count.has_value();
   // A body that stops short of its `end`: at the end of the whole input the

@@ -46,7 +46,7 @@ bool ModuleDecoder::elem_segment(Reader& r, ElemSegment& seg) {
   seg.type = ValType::funcref();
   if (flags & 3) {
     if (seg.uses_expressions) {
-      if (!read_ref_type(r, seg.type)) return false;
+      if (!read_ref_type(r, options.enable_fibers, seg.type)) return false;
     } else {
       uint8_t elem_kind = 0;
       if (!r.u8(elem_kind)) return false;

@@ -14,7 +14,10 @@ namespace weft::binary {
 
 struct DecodeOptions {
   bool enable_simd = true;    // accept 0xFD-prefixed instructions and v128
-  bool enable_fibers = true;  // fiber extension (later issue); ignored until then
+  // Fiber extension (docs/fibers.md): fiber types (0x5C), fiberref (0x5B) and
+  // `0x63/0x64 heaptype` value types, the tag section, import/export kind 0x04
+  // and 0xFA-prefixed instructions. Off: all of those are malformed (Wasm 2.0).
+  bool enable_fibers = true;
 };
 
 // Errors are ErrorKind::Malformed located at a byte offset.

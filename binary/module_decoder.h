@@ -71,7 +71,15 @@ struct ModuleDecoder {
   bool limits(Reader& r, Limits& out);
   bool table_type(Reader& r, TableType& out);
   bool global_type(Reader& r, GlobalType& out);
-  bool value_type(Reader& r, ValType& out) { return read_value_type(r, options.enable_simd, out); }
+  bool value_type(Reader& r, ValType& out) {
+    return read_value_type(r, options.enable_simd, options.enable_fibers, out);
+  }
+  ExprContext expr_context() const {
+    ExprContext ctx;
+    ctx.enable_simd = options.enable_simd;
+    ctx.enable_fibers = options.enable_fibers;
+    return ctx;
+  }
   bool const_expr(Reader& r, ConstExpr& out);
 
   // decode_segments.cc

@@ -151,9 +151,13 @@ class ModuleWriter {
       case 1:
         vec_section(m_.types.size(), [&] {
           for (const FuncType& t : m_.types) {
-            e.byte(0x60);
-            e.u32(uint32_t(t.params.size()));
-            for (ValType v : t.params) e.value_type(v);
+            if (t.is_fiber) {
+              e.byte(0x5C);  // fiber extension: `fiber (result r*)`, no params
+            } else {
+              e.byte(0x60);
+              e.u32(uint32_t(t.params.size()));
+              for (ValType v : t.params) e.value_type(v);
+            }
             e.u32(uint32_t(t.results.size()));
             for (ValType v : t.results) e.value_type(v);
           }

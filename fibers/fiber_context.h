@@ -270,6 +270,15 @@ class fiber_context {
   void* state_ = nullptr;  // fcontext_t, or SwitchRecord* in sanitizer-annotated builds
 };
 
+namespace fibers {
+// Forgets a suspended fiber without resuming or unwinding it. The caller owns
+// the fiber's stack (it created the fiber with an explicit stack) and frees it
+// afterwards; nothing on that stack is destroyed, so its frames must own no
+// resources. This is how weft frees Wasm fibers that are released or aborted
+// (their frames are interpreter/JIT frames that own nothing).
+inline void abandon(fiber_context&& context) noexcept { (void)detail::Access::release(context); }
+}  // namespace fibers
+
 // ---------------------------------------------------------------------------
 // Fiber start, injection and exit (need the complete fiber_context).
 // ---------------------------------------------------------------------------

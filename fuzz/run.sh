@@ -1,30 +1,87 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang and fuzzes each for FUZZ_SECONDS
-# (default 120), seeded with every module binary of the spec suite.
+# libFuzzer targets of weft: build them with clang (every library instrumented
+# for coverage, ASan and UBSan) and fuzz each one, seeded from the spec suite.
+#
+# usage: fuzz/run.sh build                 build the fuzzers in build-fuzz/
+#        fuzz/run.sh run [SECONDS]         build, then fuzz every target for SECONDS
+#                                          (default $FUZZ_SECONDS or 120); exits 1 on a finding
+#        fuzz/run.sh smoke                 `run 60` on a fresh copy of the seeds (make fuzz-smoke)
+# environment: FUZZ_TARGETS (default "decode text exec"), FUZZ_BUILD_DIR (default
+# build-fuzz), WEFT_TESTSUITE (spec suite), JOBS (build parallelism, default 2).
+#
+# Corpora live in fuzz/corpus/<target>/ (git-ignored) and grow across runs;
+# `smoke` uses build-fuzz/smoke-corpus/ so CI results do not depend on earlier
+# runs. Crashing inputs are written to build-fuzz/artifacts/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 suite=${WEFT_TESTSUITE:-$root/../shared/wasm-testsuite}
-seconds=${FUZZ_SECONDS:-120}
-build=$root/build-fuzz
-corpus=$root/fuzz/corpus
+build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
+targets=${FUZZ_TARGETS:-decode text exec}
+mode=${1:-run}
 
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DWEFT_FUZZ=ON -DWEFT_BUILD_TESTS=OFF >/dev/null
-ninja -C "$build" decode_fuzzer text_fuzzer
+build_fuzzers() {
+  # Coverage instrumentation must cover the libraries, not only the fuzzer
+  # files: -fsanitize=fuzzer-no-link on everything, ASan+UBSan via WEFT_SANITIZE.
+  # UBSan findings abort (no recovery) so libFuzzer records them as crashes.
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DWEFT_FUZZ=ON -DWEFT_SANITIZE=ON -DWEFT_BUILD_TESTS=OFF \
+    "-DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined" \
+    "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined" >/dev/null
+  local names=()
+  for t in $targets; do names+=("${t}_fuzzer"); done
+  ninja -C "$build" -j "${JOBS:-2}" "${names[@]}"
+}
 
-mkdir -p "$corpus/decode" "$corpus/text"
-if [ -d "$suite" ] && [ -z "$(ls -A "$corpus/decode")" ]; then
-  tmp=$(mktemp -d)
-  for f in "$suite"/*.wast; do
-    wast2json "$f" -o "$tmp/$(basename "$f" .wast).json" >/dev/null 2>&1 || true
+# Seeds: every module binary of the suite (wast2json) for decode/exec, the
+# .wast scripts (and the regression scripts) for text.
+seed() {
+  local corpus=$1
+  mkdir -p "$corpus/decode" "$corpus/text" "$corpus/exec"
+  if [ -d "$suite" ] && [ -z "$(ls -A "$corpus/decode")" ]; then
+    local tmp
+    tmp=$(mktemp -d)
+    for f in "$suite"/*.wast; do
+      case "$(basename "$f")" in simd_*) continue;; esac
+      wast2json --enable-all "$f" -o "$tmp/$(basename "$f" .wast).json" >/dev/null 2>&1 || true
+    done
+    cp "$tmp"/*.wasm "$corpus/decode/" 2>/dev/null || true
+    cp "$tmp"/*.wasm "$corpus/exec/" 2>/dev/null || true
+    rm -rf "$tmp"
+    cp "$suite"/*.wast "$corpus/text/"
+    cp "$root"/spec-tests/regressions/*.wast "$corpus/text/" 2>/dev/null || true
+  fi
+}
+
+run_fuzzers() {
+  local seconds=$1 corpus=$2 status=0
+  mkdir -p "$build/artifacts"
+  for t in $targets; do
+    echo "== fuzzing ${t} for ${seconds}s"
+    local log="$build/${t}_fuzzer.log"
+    # -timeout: one input may run at most 10 s (the exec fuzzer's fuel keeps it far below).
+    if ! "$build/fuzz/${t}_fuzzer" "$corpus/$t" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+      -print_final_stats=1 -artifact_prefix="$build/artifacts/${t}-" >"$log" 2>&1; then
+      status=1
+      echo "!! ${t}_fuzzer found a problem (log: $log)"
+      grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$log" | head -n 20 || true
+    fi
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$log" || true
   done
-  cp "$tmp"/*.wasm "$corpus/decode/" 2>/dev/null || true
-  rm -rf "$tmp"
-  cp "$suite"/*.wast "$corpus/text/"
-fi
+  return $status
+}
 
-for target in decode text; do
-  echo "== fuzzing ${target} for ${seconds}s"
-  "$build/fuzz/${target}_fuzzer" "$corpus/$target" -max_total_time="$seconds" -rss_limit_mb=4096 \
-    -print_final_stats=1 2>&1 | grep -E "stat::number_of_executed_units|Done|ERROR|SUMMARY|crash" || true
-done
+case "$mode" in
+  build) build_fuzzers ;;
+  run)
+    build_fuzzers
+    seed "$root/fuzz/corpus"
+    run_fuzzers "${2:-${FUZZ_SECONDS:-120}}" "$root/fuzz/corpus"
+    ;;
+  smoke)
+    build_fuzzers
+    rm -rf "$build/smoke-corpus"
+    seed "$build/smoke-corpus"
+    run_fuzzers "${FUZZ_SECONDS:-60}" "$build/smoke-corpus"
+    ;;
+  *) echo "usage: fuzz/run.sh build | run [SECONDS] | smoke" >&2; exit 2 ;;
+esac

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "runtime/objects.h"
@@ -42,6 +43,8 @@ union Slot {
 };
 static_assert(sizeof(Slot) == 8);
 
+struct DispatchSite;
+
 struct CompiledFunction {
   std::vector<uint32_t> code;
   std::vector<uint64_t> constants;   // copied into the frame's constant slots on entry
@@ -52,6 +55,12 @@ struct CompiledFunction {
   uint32_t const_base = 0;           // first constant slot
   uint32_t frame_slots = 0;          // params + locals + constants + max operand temps
   uint32_t result_slots = 0;
+  // Fiber extension: the dispatch tables of this function's suspension points
+  // (owned here; the code embeds their addresses) and the function-level
+  // clauses a fresh fiber starts at.
+  std::vector<std::unique_ptr<DispatchSite>> sites;
+  const DispatchSite* entry_site = nullptr;
+  ~CompiledFunction();
 };
 
 }  // namespace weft::interpreter

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "interpreter/fiber_runtime.h"
 #include "interpreter/interpreter.h"
 #include "interpreter/translate.h"
 #include "runtime/numeric.h"
@@ -47,7 +48,7 @@ std::string backtrace(const Frame* frames, uint32_t entry_depth, uint32_t depth,
 }
 }  // namespace
 
-static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* fp) {
+static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* fp, const uint32_t* start_pc) {
   // The op word of every IOp: its handler's offset from L_base.
   static const int32_t kOffsets[] = {
 #define WEFT_OPCODE(name, prefix, code, text, imm, mem, r, a, b, c) int32_t(static_cast<const char*>(&&L_##name) - static_cast<const char*>(&&L_base)),
@@ -61,8 +62,15 @@ static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* f
     return {};
   }
 
-  runtime::ExecStack& stack = interp->store().stack();
-  Frame* const frames = interp->frames().data();
+  // The running fiber's (or the root's) stack; a dispatch loop invocation never
+  // leaves the native stack it started on, so this stays its stack throughout.
+  runtime::ExecStack& stack = *interp->current_stack();
+  Frame* const frames = static_cast<Frame*>(stack.frames);
+  uint64_t& fuel = interp->store().stack().fuel;  // one budget per store, shared by all fibers
+  FiberRuntime& fibers = interp->fiber_runtime();
+  FiberOutcome outcome;                       // operands of the shared fiber-switch path
+  const DispatchSite* site = nullptr;
+  uint32_t result_base = 0, result_slots = 0, next_words = 0;
   const uint32_t entry_depth = stack.depth;
   uint32_t depth = entry_depth;
   const uint32_t max_depth = stack.max_depth;
@@ -105,6 +113,7 @@ static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* f
     goto trapped;
   }
   ENTER_FRAME();
+  if (start_pc) pc = start_pc;  // a fresh fiber entered at a function-level event clause
   RELOAD_MEMORY();
   DISPATCH();
 
@@ -161,6 +170,7 @@ L_base:
 #include "interpreter/handlers_control.inc"
 #include "interpreter/handlers_memory.inc"
 #include "interpreter/handlers_variable.inc"
+#include "interpreter/handlers_fiber.inc"
 
 trapped: {
   std::string trace = backtrace(frames, entry_depth, depth, fn);
@@ -188,10 +198,12 @@ finished:
 #undef ENTER_FRAME
 }
 
-Result<void> execute(Interpreter& interp, const CompiledFunction* fn, Slot* fp) { return run(&interp, fn, fp); }
+Result<void> execute(Interpreter& interp, const CompiledFunction* fn, Slot* fp, const uint32_t* start_pc) {
+  return run(&interp, fn, fp, start_pc);
+}
 
 const int32_t* handler_offsets() {
-  if (!g_handler_offsets) (void)run(nullptr, nullptr, nullptr);
+  if (!g_handler_offsets) (void)run(nullptr, nullptr, nullptr, nullptr);
   return g_handler_offsets;
 }
 

@@ -14,9 +14,13 @@ struct InstanceCode {
 };
 }  // namespace
 
-Interpreter::Interpreter(runtime::Store& store) : store_(store) {
+Interpreter::Interpreter(runtime::Store& store) : store_(store), current_stack_(&store.stack()) {
   frames_.resize(size_t(store.config().max_call_depth) + 1);
+  store.stack().frames = frames_.data();
+  fibers_ = std::make_unique<FiberRuntime>(*this);
 }
+
+Interpreter::~Interpreter() = default;
 
 Result<void> Interpreter::prepare_instance(runtime::Instance& instance) {
   auto code = std::make_unique<InstanceCode>();
@@ -53,12 +57,16 @@ void Interpreter::release_instance(runtime::Instance& instance) {
 Result<void> Interpreter::call(runtime::FuncInstance* func, uint64_t* args_results) {
   auto* cf = static_cast<const CompiledFunction*>(func->compiled);
   if (!cf) return make_error(ErrorKind::Usage, "function is not ready to run");
-  runtime::ExecStack& stack = store_.stack();
+  // A host → Wasm entry runs on the current context's stack (the store's, or
+  // the fiber's whose host call re-entered Wasm) and starts a chain segment.
+  runtime::ExecStack& stack = *current_stack_;
   Slot* fp = reinterpret_cast<Slot*>(stack.top);
   if (stack.base == nullptr || uint64_t(stack.limit - stack.top) < uint64_t(cf->frame_slots) + 8)
     return make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
   std::memcpy(fp, args_results, size_t(cf->param_slots) * 8);
+  fibers_->enter_segment();
   Result<void> r = execute(*this, cf, fp);
+  fibers_->leave_segment();
   if (r.ok()) std::memcpy(args_results, fp, size_t(cf->result_slots) * 8);
   return r;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "interpreter/code.h"
+#include "interpreter/fiber_runtime.h"
 #include "runtime/store.h"
 
 namespace weft::interpreter {
@@ -22,21 +23,28 @@ struct Frame {
 class Interpreter final : public runtime::Executor {
  public:
   explicit Interpreter(runtime::Store& store);
+  ~Interpreter() override;
   Result<void> prepare_instance(runtime::Instance& instance) override;
   void release_instance(runtime::Instance& instance) override;
   Result<void> call(runtime::FuncInstance* func, uint64_t* args_results) override;
 
   runtime::Store& store() { return store_; }
   std::vector<Frame>& frames() { return frames_; }
+  // The ExecStack of the context running now (the store's, or a fiber's).
+  runtime::ExecStack* current_stack() const { return current_stack_; }
+  void set_current_stack(runtime::ExecStack* s) { current_stack_ = s; }
+  FiberRuntime& fiber_runtime() { return *fibers_; }
 
  private:
   runtime::Store& store_;
-  std::vector<Frame> frames_;  // sized to the configured maximum call depth
+  std::vector<Frame> frames_;  // the root stack's call frames (max call depth)
   runtime::MemoryInstance no_memory_;  // for instances without a memory (size 0)
-  friend Result<void> execute(Interpreter& interp, const CompiledFunction* fn, Slot* fp);
+  runtime::ExecStack* current_stack_;
+  std::unique_ptr<FiberRuntime> fibers_;
 };
 
-// Runs `fn` with its frame at `fp` (arguments already in place) until it returns.
-Result<void> execute(Interpreter& interp, const CompiledFunction* fn, Slot* fp);
+// Runs `fn` with its frame at `fp` (arguments already in place) until it
+// returns; `start_pc` (optional) starts at a function-level event clause.
+Result<void> execute(Interpreter& interp, const CompiledFunction* fn, Slot* fp, const uint32_t* start_pc = nullptr);
 
 }  // namespace weft::interpreter

@@ -5,6 +5,8 @@
 // operand-stack slot (or, for `x; local.set`, into the local itself).
 #include "interpreter/translate.h"
 
+#include "interpreter/fiber_runtime.h"
+
 #include <cstring>
 #include <unordered_map>
 
@@ -66,6 +68,17 @@ struct CodeReader {
     p += 8;
     return v;
   }
+  // A block type: 0x40, a value type, or a type index (s33). Typed reference
+  // value types (0x63/0x64 heaptype) are two-part; they are one slot wide,
+  // reported here as the i32 code (-1) since only the width matters.
+  int64_t block_type() {
+    if (*p == 0x63 || *p == 0x64) {
+      ++p;
+      s33();
+      return -1;
+    }
+    return s33();
+  }
   Opcode opcode() {
     uint8_t b = byte();
     if (is_prefix_byte(b)) return *opcode_from_prefixed(b, u32());
@@ -74,7 +87,7 @@ struct CodeReader {
   void skip_immediates(ImmKind kind) {
     switch (kind) {
       case ImmKind::None: break;
-      case ImmKind::BlockType: s33(); break;
+      case ImmKind::BlockType: block_type(); break;
       case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
       case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: u32(); break;
       case ImmKind::BrTable: { uint32_t n = u32(); for (uint32_t i = 0; i <= n; ++i) u32(); break; }
@@ -86,7 +99,7 @@ struct CodeReader {
       case ImmKind::F32: p += 4; break;
       case ImmKind::F64: p += 8; break;
       case ImmKind::SelectT: { uint32_t n = u32(); p += n; break; }
-      case ImmKind::HeapType: byte(); break;
+      case ImmKind::HeapType: s33(); break;
       case ImmKind::MemoryInit: u32(); byte(); break;
       case ImmKind::MemoryCopy: byte(); byte(); break;
       case ImmKind::V128: p += 16; break;
@@ -125,6 +138,11 @@ struct Ctrl {
   std::vector<Fixup> fixups;        // forward branches to the end
   std::optional<Fixup> else_fixup;  // If: the jump to the else branch
   bool unreachable = false;
+  // Handle (and the function frame): still in the body segment, before the
+  // first `event` clause; and the suspension points in that segment, which
+  // get this frame's clauses as they are reached.
+  bool in_body = true;
+  std::vector<DispatchSite*> pending_sites;
 };
 
 uint8_t width_of(ValType t) { return uint8_t(t.slots()); }
@@ -257,6 +275,14 @@ class Translator {
   CondBranch branch_on(const Entry& cond, bool jump_when_true);
   void emit_cond_branch(const CondBranch& br, Fixup& fixup);
 
+  // Fiber extension.
+  DispatchSite* new_site();
+  void do_event(uint32_t tag_index);
+  uint32_t take_payload(size_t entries);
+  void emit_fiber_op(Opcode op, CodeReader& r);
+  void push_results(const std::vector<ValType>& results);
+  void build_dispatch_tables();
+
   Result<void> collect_constants();
   void block_types(int64_t bt, std::vector<uint8_t>& params, std::vector<uint8_t>& results) const;
   void enter_block(Opcode kind, int64_t block_type);
@@ -335,6 +361,198 @@ void Translator::emit_cond_branch(const CondBranch& br, Fixup& fixup) {
   emit(0);
 }
 
+// ---- fiber extension -------------------------------------------------------------
+
+// A suspension point's dispatch site: it receives the clauses of every
+// enclosing handle (and of the function) whose body segment it is in; inner
+// handles end first, so their clauses come first and win (§5.3).
+DispatchSite* Translator::new_site() {
+  out_.sites.push_back(std::make_unique<DispatchSite>());
+  DispatchSite* site = out_.sites.back().get();
+  site->code_pos = here();
+  for (size_t i = ctrls_.size(); i-- > 0;) {
+    Ctrl& c = ctrls_[i];
+    if ((c.kind == Opcode::Handle || i == 0) && c.in_body) c.pending_sites.push_back(site);
+  }
+  return site;
+}
+
+void Translator::do_event(uint32_t tag_index) {
+  Ctrl& c = ctrls_.back();
+  const bool function_level = ctrls_.size() == 1;
+  // Reaching a clause ends the previous segment as `end` would.
+  if (reachable()) {
+    if (function_level) {
+      emit_return();
+    } else {
+      move_top_to(c.base_slot, c.results);
+      emit_branch_to(c);
+    }
+  }
+  bind_label();
+  c.in_body = false;
+  c.unreachable = false;
+  stack_.resize(c.height);
+  const runtime::TagInstance* tag = inst_.tags[tag_index];
+  DispatchSite::Clause clause{here(), next_home(), tag_index};
+  for (ValType t : tag->type->params) push_temp(width_of(t));
+  for (DispatchSite* site : c.pending_sites) {
+    bool shadowed = false;  // an inner clause (or an earlier one here) for the same tag wins
+    for (const DispatchSite::Clause& existing : site->clauses)
+      if (inst_.tags[existing.tag_index]->id == tag->id) shadowed = true;
+    if (!shadowed) site->clauses.push_back(clause);
+  }
+}
+
+// Makes the top `entries` operands contiguous in their homes and pops them;
+// returns the first slot.
+uint32_t Translator::take_payload(size_t entries) {
+  materialize_top(entries);
+  uint32_t base = entries ? stack_[stack_.size() - entries].home : next_home();
+  stack_.resize(stack_.size() - entries);
+  return base;
+}
+
+void Translator::push_results(const std::vector<ValType>& results) {
+  for (ValType t : results) push_temp(width_of(t));
+}
+
+void Translator::emit_fiber_op(Opcode op, CodeReader& r) {
+  auto tag_of = [&](uint32_t index) { return inst_.tags[index]; };
+  switch (op) {
+    case Opcode::FiberNew:
+    case Opcode::FiberSpawn: {
+      runtime::FuncInstance* fn = inst_.functions[r.u32()];
+      const FuncType& ft = *fn->type;
+      const size_t nargs = ft.params.size() - 1;  // the first parameter is the fiber itself
+      uint32_t arg_slots = 0;
+      for (size_t i = 1; i < ft.params.size(); ++i) arg_slots += width_of(ft.params[i]);
+      uint32_t args = take_payload(nargs);
+      if (op == Opcode::FiberNew) {
+        uint32_t dst = next_home();
+        emit_op(IOp::IFiberNew);
+        emit(dst);
+        emit_ptr(fn);
+        emit(args);
+        emit(arg_slots);
+        push_temp(1);
+        return;
+      }
+      DispatchSite* site = new_site();
+      uint32_t result_slots = 0;
+      for (ValType t : ft.results) result_slots += width_of(t);
+      emit_op(IOp::IFiberSpawn);
+      emit_ptr(site);
+      emit_ptr(fn);
+      emit(args);
+      emit(arg_slots);
+      emit(next_home());
+      emit(result_slots);
+      push_results(ft.results);
+      return;
+    }
+    case Opcode::FiberResume:
+    case Opcode::FiberSuspendTo: {
+      const FuncType& g = module_.types[r.u32()];
+      const runtime::TagInstance* tag = tag_of(r.u32());
+      uint32_t payload = take_payload(tag->type->params.size());
+      Entry target = pop();
+      DispatchSite* site = new_site();
+      uint32_t result_slots = 0;
+      for (ValType t : g.results) result_slots += width_of(t);
+      emit_op(op == Opcode::FiberResume ? IOp::IFiberResume : IOp::IFiberSuspendTo);
+      emit_ptr(site);
+      emit(target.slot);
+      emit(uint32_t(tag->id));
+      emit(payload);
+      emit(tag->param_slots);
+      emit(next_home());
+      emit(result_slots);
+      push_results(g.results);
+      return;
+    }
+    case Opcode::FiberSuspend: {
+      const runtime::TagInstance* tag = tag_of(r.u32());
+      uint32_t payload = take_payload(tag->type->params.size());
+      Entry self = pop();
+      DispatchSite* site = new_site();
+      emit_op(IOp::IFiberSuspend);
+      emit_ptr(site);
+      emit(self.slot);
+      emit(uint32_t(tag->id));
+      emit(payload);
+      emit(tag->param_slots);
+      set_unreachable();
+      return;
+    }
+    case Opcode::FiberSwitch: {
+      r.u32();  // $g: only typing depends on it
+      const runtime::TagInstance* tag = tag_of(r.u32());
+      uint32_t payload = take_payload(tag->type->params.size());
+      Entry target = pop();
+      Entry self = pop();
+      DispatchSite* site = new_site();
+      emit_op(IOp::IFiberSwitch);
+      emit_ptr(site);
+      emit(self.slot);
+      emit(target.slot);
+      emit(uint32_t(tag->id));
+      emit(payload);
+      emit(tag->param_slots);
+      set_unreachable();
+      return;
+    }
+    case Opcode::FiberRetire: {
+      const runtime::TagInstance* tag = tag_of(r.u32());
+      uint32_t payload = take_payload(tag->type->params.size());
+      Entry self = pop();
+      emit_op(IOp::IFiberRetire);
+      emit(self.slot);
+      emit(uint32_t(tag->id));
+      emit(payload);
+      emit(tag->param_slots);
+      set_unreachable();
+      return;
+    }
+    case Opcode::FiberRetireto: {
+      r.u32();
+      const runtime::TagInstance* tag = tag_of(r.u32());
+      uint32_t payload = take_payload(tag->type->params.size());
+      Entry target = pop();
+      Entry self = pop();
+      emit_op(IOp::IFiberRetireto);
+      emit(self.slot);
+      emit(target.slot);
+      emit(uint32_t(tag->id));
+      emit(payload);
+      emit(tag->param_slots);
+      set_unreachable();
+      return;
+    }
+    case Opcode::FiberRelease: {
+      Entry f = pop();
+      emit_op(IOp::IFiberRelease);
+      emit(f.slot);
+      return;
+    }
+    default: return;
+  }
+}
+
+// Freezes every site's clauses into its perfect-hash table (tag identity →
+// clause), once the whole function is translated.
+void Translator::build_dispatch_tables() {
+  for (auto& site : out_.sites) {
+    std::vector<uint64_t> keys;
+    std::vector<uint32_t> values;
+    for (size_t i = 0; i < site->clauses.size(); ++i) {
+      keys.push_back(inst_.tags[site->clauses[i].tag_index]->id);
+      values.push_back(uint32_t(i));
+    }
+    site->table = fibers::DispatchTable::build(keys, values);
+  }
+}
+
 Result<void> Translator::collect_constants() {
   // A pre-pass assigns every distinct constant one frame slot, so constant
   // slots sit below the operand temps (which callee frames may overlap).
@@ -353,7 +571,7 @@ Result<void> Translator::collect_constants() {
       case Opcode::I64Const: add(uint64_t(r.s64())); break;
       case Opcode::F32Const: add(r.fixed32()); break;
       case Opcode::F64Const: add(r.fixed64()); break;
-      case Opcode::RefNull: r.byte(); add(0); break;
+      case Opcode::RefNull: r.s33(); add(0); break;
       case Opcode::RefFunc: {
         uint32_t idx = r.u32();
         add(reinterpret_cast<uint64_t>(inst_.functions[idx]));
@@ -594,6 +812,10 @@ Result<void> Translator::run() {
   fn.base_slot = 0;
   for (ValType t : ft.results) fn.results.push_back(width_of(t));
   ctrls_.push_back(std::move(fn));
+  // A fresh fiber running this function starts at its function-level clauses.
+  out_.sites.push_back(std::make_unique<DispatchSite>());
+  out_.entry_site = out_.sites.back().get();
+  ctrls_[0].pending_sites.push_back(out_.sites.back().get());
   // Each call pays 1, plus 1 per 8192 local and constant slots initialised on entry.
   emit_fuel(1 + uint32_t((uint64_t(out_.local_slots) + out_.constants.size()) >> kElementsPerFuel));
 
@@ -604,8 +826,8 @@ Result<void> Translator::run() {
     if (!reachable()) {
       // Unreachable code is validated but never executed: emit nothing, only
       // track nesting so the matching else/end is found.
-      if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If) {
-        r.s33();
+      if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If || op == Opcode::Handle) {
+        r.block_type();
         ++skip_depth_;
         continue;
       }
@@ -613,7 +835,7 @@ Result<void> Translator::run() {
         --skip_depth_;
         continue;
       }
-      if (!(op == Opcode::Else && skip_depth_ == 0) && op != Opcode::End) {
+      if (!((op == Opcode::Else || op == Opcode::Event) && skip_depth_ == 0) && op != Opcode::End) {
         r.skip_immediates(info.immediate);
         continue;
       }
@@ -627,10 +849,10 @@ Result<void> Translator::run() {
       case Opcode::Nop: break;
       case Opcode::Block:
       case Opcode::Loop:
-        enter_block(op, r.s33());
+        enter_block(op, r.block_type());
         break;
       case Opcode::If: {
-        int64_t bt = r.s33();
+        int64_t bt = r.block_type();
         Entry cond = pop();
         CondBranch to_else = branch_on(cond, false);
         enter_block(Opcode::If, bt);
@@ -641,7 +863,10 @@ Result<void> Translator::run() {
       }
       case Opcode::Else: do_else(); break;
       case Opcode::End:
-        if (do_end()) return {};
+        if (do_end()) {
+          build_dispatch_tables();
+          return {};
+        }
         break;
       case Opcode::Br:
         do_branch(r.u32());
@@ -767,7 +992,7 @@ Result<void> Translator::run() {
       case Opcode::I64Const: push_const(uint64_t(r.s64())); break;
       case Opcode::F32Const: push_const(r.fixed32()); break;
       case Opcode::F64Const: push_const(r.fixed64()); break;
-      case Opcode::RefNull: r.byte(); push_const(0); break;
+      case Opcode::RefNull: r.s33(); push_const(0); break;
       case Opcode::RefFunc: push_const(reinterpret_cast<uint64_t>(inst_.functions[r.u32()])); break;
       case Opcode::RefIsNull: {
         Entry a = pop();
@@ -856,6 +1081,13 @@ Result<void> Translator::run() {
         emit_ptr(t);
         break;
       }
+      case Opcode::Handle: enter_block(Opcode::Handle, r.block_type()); break;
+      case Opcode::Event: do_event(r.u32()); break;
+      case Opcode::FiberNew: case Opcode::FiberSpawn: case Opcode::FiberResume: case Opcode::FiberSuspend:
+      case Opcode::FiberSuspendTo: case Opcode::FiberSwitch: case Opcode::FiberRetire: case Opcode::FiberRetireto:
+      case Opcode::FiberRelease:
+        emit_fiber_op(op, r);
+        break;
       default: {
         // Plain-signature instructions: numeric ops, loads and stores execute
         // as the internal op of the same name.

@@ -50,8 +50,12 @@ Result<void> check_import(Store& store, const Module& module, const Import& imp,
       if (!(g->type == imp.global)) return unlinkable(imp, "incompatible import type (global type)");
       return {};
     }
-    case ExternKind::Tag:
-      return unlinkable(imp, "tags are not supported yet");
+    case ExternKind::Tag: {
+      auto* t = static_cast<TagInstance*>(ext.object);
+      if (t->type_id != store.intern_type(module.types[imp.type_index]))
+        return unlinkable(imp, "incompatible import type (tag signature differs)");
+      return {};
+    }
   }
   return {};
 }
@@ -106,11 +110,16 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
     return make_error(ErrorKind::Unlinkable, "wrong number of imports");
   for (size_t i = 0; i < imports.size(); ++i) WEFT_TRY(check_import(store, module, module.imports[i], imports[i]));
 
-  // Allocate memories before anything is visible so a resource failure leaves no partial instance.
+  // Allocate memories and tables before anything is visible so a resource failure leaves no partial instance.
   std::vector<std::unique_ptr<MemoryInstance>> new_memories;
   for (const Memory& mem : module.memories) {
     WEFT_TRY_ASSIGN(auto m, MemoryInstance::create(mem.type, store.config().max_memory_pages));
     new_memories.push_back(std::move(m));
+  }
+  std::vector<std::unique_ptr<TableInstance>> new_tables;
+  for (const Table& table : module.tables) {
+    WEFT_TRY_ASSIGN(auto t, TableInstance::create(table.type, 0, store.config().max_table_elements));
+    new_tables.push_back(std::move(t));
   }
 
   auto owned = std::make_unique<Instance>();
@@ -128,7 +137,7 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
       case ExternKind::Table: inst->tables.push_back(static_cast<TableInstance*>(ext.object)); break;
       case ExternKind::Memory: inst->memories.push_back(static_cast<MemoryInstance*>(ext.object)); break;
       case ExternKind::Global: inst->globals.push_back(static_cast<GlobalInstance*>(ext.object)); break;
-      case ExternKind::Tag: break;
+      case ExternKind::Tag: inst->tags.push_back(static_cast<TagInstance*>(ext.object)); break;
     }
   }
   const uint32_t num_imported_funcs = uint32_t(inst->functions.size());
@@ -142,14 +151,7 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
     f->index = num_imported_funcs + uint32_t(i);
     inst->functions.push_back(store.add_function(std::move(f)));
   }
-  for (const Table& table : module.tables) {
-    auto t = std::make_unique<TableInstance>();
-    t->type = table.type;
-    if (table.type.limits.min > (uint64_t(1) << 28))
-      return make_error(ErrorKind::Limit, "table of " + std::to_string(table.type.limits.min) + " elements is too large");
-    t->elements.assign(table.type.limits.min, 0);
-    inst->tables.push_back(store.add_table(std::move(t)));
-  }
+  for (auto& t : new_tables) inst->tables.push_back(store.add_table(std::move(t)));
   for (auto& m : new_memories) inst->memories.push_back(store.add_memory(std::move(m)));
   for (const Global& global : module.globals) {
     auto g = std::make_unique<GlobalInstance>();
@@ -157,6 +159,7 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
     eval_const_expr(*inst, global.init, g->value);
     inst->globals.push_back(store.add_global(std::move(g)));
   }
+  for (const Tag& tag : module.tags) inst->tags.push_back(store.add_tag(module.types[tag.type_index]));
   for (const Export& e : module.exports) {
     void* obj = nullptr;
     switch (e.kind) {
@@ -164,7 +167,7 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
       case ExternKind::Table: obj = inst->tables[e.index]; break;
       case ExternKind::Memory: obj = inst->memories[e.index]; break;
       case ExternKind::Global: obj = inst->globals[e.index]; break;
-      case ExternKind::Tag: break;
+      case ExternKind::Tag: obj = inst->tags[e.index]; break;
     }
     inst->exports.push_back({e.name, {e.kind, obj}});
   }

@@ -1,4 +1,4 @@
-// Linear memories and tables: reservation, growth.
+// Linear memories and tables: reservation, growth, and the configured size limits.
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -51,13 +51,25 @@ int64_t MemoryInstance::grow(uint64_t delta_pages) {
   return int64_t(old_pages);
 }
 
+Result<std::unique_ptr<TableInstance>> TableInstance::create(TableType type, uint64_t init,
+                                                             uint64_t config_max_elements) {
+  uint64_t max_size = std::min<uint64_t>(type.limits.max.value_or(kMaxTableSize), kMaxTableSize);
+  max_size = std::min(max_size, config_max_elements);
+  if (type.limits.min > max_size) {
+    return make_error(ErrorKind::Limit, "table of " + std::to_string(type.limits.min) +
+                                            " elements exceeds the configured limit of " + std::to_string(max_size));
+  }
+  auto t = std::make_unique<TableInstance>();
+  t->type = type;
+  t->max_size = max_size;
+  t->elements.assign(type.limits.min, init);
+  return t;
+}
+
 int64_t TableInstance::grow(uint32_t delta, uint64_t init) {
   uint64_t old_size = elements.size();
   uint64_t limit = std::min<uint64_t>(type.limits.max.value_or(kMaxTableSize), max_size);
-  if (uint64_t(delta) > limit - old_size) return -1;
-  // Guard against absurd host allocations: growing by millions of entries is allowed
-  // by the spec but must not take the process down.
-  if (old_size + delta > (uint64_t(1) << 28)) return -1;
+  if (old_size > limit || uint64_t(delta) > limit - old_size) return -1;
   elements.resize(old_size + delta, init);
   type.limits.min = old_size + delta;
   return int64_t(old_size);

@@ -69,8 +69,12 @@ struct MemoryInstance {
 struct TableInstance {
   std::vector<uint64_t> elements;
   TableType type;
-  uint64_t max_size = kMaxTableSize;
+  uint64_t max_size = kMaxTableSize;  // effective maximum (declared max, config limit)
 
+  // A table of type.limits.min elements set to `init`, growable up to the
+  // declared maximum and `config_max_elements` (Config::max_table_elements);
+  // a minimum above that is a Limit error.
+  static Result<std::unique_ptr<TableInstance>> create(TableType type, uint64_t init, uint64_t config_max_elements);
   uint32_t size() const { return uint32_t(elements.size()); }
   // Returns the old size, or -1 if the table cannot grow by `delta`.
   int64_t grow(uint32_t delta, uint64_t init);
@@ -79,6 +83,15 @@ struct TableInstance {
 struct GlobalInstance {
   uint64_t value[2] = {0, 0};  // v128 uses both
   GlobalType type;
+};
+
+// An event tag (fiber extension). `id` is its store-unique identity: imports
+// share the exporter's tag, so dispatch compares identities, not indices.
+struct TagInstance {
+  uint64_t id = 0;
+  TypeId type_id = 0;
+  const FuncType* type = nullptr;
+  uint32_t param_slots = 0;
 };
 
 // Element and data segments as instantiated (dropped ⇒ empty).
@@ -100,6 +113,7 @@ struct Instance {
   std::vector<TableInstance*> tables;
   std::vector<MemoryInstance*> memories;
   std::vector<GlobalInstance*> globals;
+  std::vector<TagInstance*> tags;
   std::vector<ElemInstance> elems;
   std::vector<DataInstance> datas;
   std::vector<std::pair<std::string, std::pair<ExternKind, void*>>> exports;

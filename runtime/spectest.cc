@@ -72,10 +72,8 @@ std::vector<std::pair<std::string, ExternValue>> create_spectest(Store& store) {
   std::memcpy(&dbits, &d, 8);
   add_global("global_f64", ValType::f64(), dbits);
 
-  auto table = std::make_unique<TableInstance>();
-  table->type = TableType{ValType::funcref(), Limits{10, 20}};
-  table->elements.assign(10, 0);
-  out.push_back({"table", {ExternKind::Table, store.add_table(std::move(table))}});
+  auto table = TableInstance::create(TableType{ValType::funcref(), Limits{10, 20}}, 0, store.config().max_table_elements);
+  if (table.ok()) out.push_back({"table", {ExternKind::Table, store.add_table(std::move(table).value())}});
 
   auto mem = MemoryInstance::create(MemoryType{Limits{1, 2}}, store.config().max_memory_pages);
   if (mem.ok()) out.push_back({"memory", {ExternKind::Memory, store.add_memory(std::move(mem).value())}});

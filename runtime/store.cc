@@ -40,6 +40,7 @@ Store::Store(const Config& config) : config_(config), type_ids_(functype_less) {
     stack_.top = stack_.base;
   }
   stack_.max_depth = config_.max_call_depth;
+  stack_.fuel = config_.fuel;
 }
 
 Store::~Store() {
@@ -85,6 +86,16 @@ GlobalInstance* Store::add_global(std::unique_ptr<GlobalInstance> g) {
   globals_.push_back(std::move(g));
   return globals_.back().get();
 }
+TagInstance* Store::add_tag(const FuncType& type) {
+  auto t = std::make_unique<TagInstance>();
+  t->id = tags_.size() + 1;  // identities start at 1: 0 marks empty dispatch slots
+  t->type_id = intern_type(type);
+  t->type = &type_of(t->type_id);
+  t->param_slots = slot_count(t->type->params);
+  tags_.push_back(std::move(t));
+  return tags_.back().get();
+}
+
 Instance* Store::add_instance(std::unique_ptr<Instance> i) {
   instances_.push_back(std::move(i));
   return instances_.back().get();

@@ -23,6 +23,10 @@ struct ExecStack {
   uint64_t* top = nullptr;     // first free slot (for nested entries)
   uint32_t depth = 0;          // active Wasm frames
   uint32_t max_depth = 0;
+  // Remaining fuel (Config::fuel); read and charged by metered code only, which
+  // exists only when Config::fuel != 0.
+  uint64_t fuel = 0;
+  void* frames = nullptr;  // the executor's call-frame array (max_depth entries)
 };
 
 // What runs Wasm code. Called only at host/Wasm boundaries (never per instruction).
@@ -46,6 +50,8 @@ class Store {
 
   const Config& config() const { return config_; }
   ExecStack& stack() { return stack_; }
+  // Fuel metering is on for the store's lifetime iff Config::fuel != 0.
+  bool fuel_enabled() const { return config_.fuel != 0; }
 
   void set_executor(std::unique_ptr<Executor> executor) { executor_ = std::move(executor); }
   Executor& executor() { return *executor_; }
@@ -58,6 +64,7 @@ class Store {
   MemoryInstance* add_memory(std::unique_ptr<MemoryInstance> m);
   TableInstance* add_table(std::unique_ptr<TableInstance> t);
   GlobalInstance* add_global(std::unique_ptr<GlobalInstance> g);
+  TagInstance* add_tag(const FuncType& type);
   Instance* add_instance(std::unique_ptr<Instance> i);
 
   // Calls a function from the host (entry into Wasm or a host function).
@@ -73,6 +80,7 @@ class Store {
   std::vector<std::unique_ptr<MemoryInstance>> memories_;
   std::vector<std::unique_ptr<TableInstance>> tables_;
   std::vector<std::unique_ptr<GlobalInstance>> globals_;
+  std::vector<std::unique_ptr<TagInstance>> tags_;
   std::vector<std::unique_ptr<Instance>> instances_;
 };
 

@@ -17,7 +17,16 @@ enum class TrapKind : uint8_t {
   InvalidConversion,
   NullReference,
   CallStackExhausted,
+  OutOfFuel,              // Config::fuel exhausted
   HostTrap,
+  // Fiber extension (docs/fibers.md §9).
+  NullFiber,
+  FiberMoribund,
+  FiberActive,
+  NotRunningFiber,
+  UnhandledEvent,
+  CrossHostFrame,
+  TooManyFibers,
 };
 
 inline const char* trap_message(TrapKind kind) {
@@ -33,7 +42,15 @@ inline const char* trap_message(TrapKind kind) {
     case TrapKind::InvalidConversion: return "invalid conversion to integer";
     case TrapKind::NullReference: return "null reference";
     case TrapKind::CallStackExhausted: return "call stack exhausted";
+    case TrapKind::OutOfFuel: return "all fuel consumed";
     case TrapKind::HostTrap: return "host trap";
+    case TrapKind::NullFiber: return "null fiber reference";
+    case TrapKind::FiberMoribund: return "fiber is moribund";
+    case TrapKind::FiberActive: return "fiber is active";
+    case TrapKind::NotRunningFiber: return "not the running fiber";
+    case TrapKind::UnhandledEvent: return "unhandled event";
+    case TrapKind::CrossHostFrame: return "cannot switch across a host frame";
+    case TrapKind::TooManyFibers: return "too many fibers";
   }
   return "trap";
 }

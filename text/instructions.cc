@@ -34,36 +34,53 @@ void ModuleParser::emit_u32(uint32_t v) { write_leb_u32(*out_, v); }
 
 void ModuleParser::emit_valtype(ValType t) { encode_valtype(*out_, t); }
 
-bool ModuleParser::parse_expr(std::vector<uint8_t>& out) {
+bool ModuleParser::parse_expr(std::vector<uint8_t>& out, bool function_body) {
   out_ = &out;
   blocks_.clear();
+  function_alias_ = {};
   depth_ = 0;
-  if (!parse_instrs()) return false;
+  if (!parse_instrs(function_body)) return false;
   out.push_back(0x0B);
   return true;
 }
 
-// instr* up to the ')' of the enclosing form. Plain block/loop/if open entries
-// in blocks_ that a matching `end` closes; all of them must be closed here.
-bool ModuleParser::parse_instrs() {
+// instr* up to the ')' of the enclosing form. Plain block/loop/if/handle open
+// entries in blocks_ that a matching `end` closes; all of them must be closed
+// here. Event clauses (fiber extension) do not open blocks: `event $e` and
+// `(event $e instr*)` just emit the clause opcode, and their instructions
+// follow it, inside the enclosing handle (or function) as in the binary format.
+bool ModuleParser::parse_instrs(bool clauses_ok) {
   const size_t base = blocks_.size();
+  bool after_clause = false;  // a folded (event …) was read: only more of them may follow
   while (true) {
     const Token& t = peek();
     if (t.kind == TokKind::RParen || t.kind == TokKind::Eof) {
       if (blocks_.size() > base) return unexpected("end");
       return true;
     }
+    // Event clauses belong to the innermost handle (or the function body);
+    // directly inside a clause one would be a sibling of the clause being read.
+    const bool clause_here = clauses_ok || blocks_.size() > base;
     if (t.kind == TokKind::LParen) {
-      if (!parse_folded()) return false;
+      if (at_event_form()) {
+        if (!clause_here) return fail(peek(1), "unexpected event clause");
+        after_clause = true;
+      } else if (after_clause) {
+        return fail(t, "unexpected token " + std::string(text(peek(1))) + " after an event clause, expected (event or )");
+      }
+      if (!parse_folded(clause_here)) return false;
       continue;
     }
     std::optional<Opcode> op = t.kind == TokKind::Atom ? opcode_from_text(text(t)) : std::nullopt;
     if (!op) return not_an_instruction(t);
+    if (after_clause && *op != Opcode::End)
+      return fail(t, "unexpected token " + std::string(text(t)) + " after an event clause, expected (event or )");
     ++pos_;
     switch (*op) {
       case Opcode::Block:
       case Opcode::Loop:
       case Opcode::If:
+      case Opcode::Handle:
         if (!parse_block_header(*op)) return false;
         break;
       case Opcode::Else: {
@@ -81,13 +98,52 @@ bool ModuleParser::parse_instrs() {
         drop_empty_else(blocks_.back());
         blocks_.pop_back();
         out_->push_back(0x0B);
+        after_clause = false;
         break;
       }
+      case Opcode::Event:
+        if (!clause_here) return fail(t, "unexpected event clause");
+        if (!parse_event_header()) return false;
+        break;
       default:
         if (!parse_plain(*op)) return false;
         break;
     }
   }
+}
+
+bool ModuleParser::at_event_form() const {
+  return at(TokKind::LParen) && peek(1).kind == TokKind::Atom && text(peek(1)) == opcode_info(Opcode::Event).text;
+}
+
+// After `event`: `$label? tagidx (param t*)*`. A label (told apart from the
+// tag by the index that follows it) is an alias of the enclosing handle's
+// label (at function level: of the function's) in the clause's instructions:
+// a clause introduces no label of its own. Params, if written, must be the
+// tag's (checked at the end of the module: check_event_params).
+bool ModuleParser::parse_event_header() {
+  std::string_view alias;
+  if (at(TokKind::Id) && at_index(1)) alias = text(tl_.tokens[pos_++]);
+  (blocks_.empty() ? function_alias_ : blocks_.back().alias) = alias;
+  const uint32_t token = uint32_t(pos_);
+  uint32_t tag;
+  if (!parse_index(Space::Tag, tag)) return false;
+  if (at_form(Kw::Param)) {
+    EventParams e{tag, {}, token};
+    while (at_form(Kw::Param)) {
+      pos_ += 2;
+      while (!at(TokKind::RParen)) {
+        ValType t;
+        if (!parse_valtype(t)) return false;
+        e.params.push_back(t);
+      }
+      ++pos_;
+    }
+    event_params_.push_back(std::move(e));
+  }
+  emit_opcode(opcode_info(Opcode::Event));
+  emit_u32(tag);
+  return true;
 }
 
 // `end $l` / `else $l`: the repeated label must name the block being closed.
@@ -116,7 +172,10 @@ bool ModuleParser::parse_block_type(std::optional<std::string_view>& label, Type
 // shape); anything else is a type index, implicitly created if needed.
 bool ModuleParser::emit_block_type(const TypeUse& use) {
   const FuncType* sig = use.index ? type_at(*use.index) : &use.type;
-  if (sig && sig->params.empty() && sig->results.size() <= 1) {
+  // A result type of several bytes ((ref $g), (ref fiber)) goes by type index
+  // too: one-byte block types are what every Wasm 2.0 reader knows.
+  if (sig && !sig->is_fiber && sig->params.empty() && sig->results.size() <= 1 &&
+      (sig->results.empty() || is_one_byte_valtype(sig->results[0]))) {
     uint32_t unused;
     if (use.index && !resolve_typeuse(use, unused)) return false;  // checks an inline signature
     if (sig->results.empty()) out_->push_back(0x40);
@@ -140,7 +199,7 @@ bool ModuleParser::parse_block_header(Opcode op) {
 }
 
 // A folded instruction `( … )`. Operands are encoded before the operator.
-bool ModuleParser::parse_folded() {
+bool ModuleParser::parse_folded(bool clause_ok) {
   const Token& open = peek();
   if (depth_ >= kMaxFoldedNesting) return fail(open, "instructions nested too deeply");
   ++depth_;
@@ -151,11 +210,21 @@ bool ModuleParser::parse_folded() {
   ++pos_;
   switch (*op) {
     case Opcode::Block:
-    case Opcode::Loop: {
+    case Opcode::Loop:
+    case Opcode::Handle: {
+      // (handle label? blocktype instr* (event …)*): the clauses are read by
+      // parse_instrs as folded instructions of the body.
       if (!parse_block_header(*op)) return false;
       if (!parse_instrs()) return false;
       blocks_.pop_back();
       out_->push_back(0x0B);
+      break;
+    }
+    case Opcode::Event: {
+      // (event label? tagidx (param t*)* instr*): the clause opcode, then its
+      // instructions, in the enclosing handle or function.
+      if (!clause_ok) return fail(t, "unexpected event clause, expected an instruction");
+      if (!parse_event_header() || !parse_instrs(false)) return false;
       break;
     }
     case Opcode::If: {
@@ -166,7 +235,7 @@ bool ModuleParser::parse_folded() {
       TypeUse use;
       if (!parse_block_type(label, use)) return false;
       while (at(TokKind::LParen) && !at_form(Kw::Then))
-        if (!parse_folded()) return false;
+        if (!parse_folded(false)) return false;
       emit_opcode(opcode_info(Opcode::If));
       if (!emit_block_type(use)) return false;
       blocks_.push_back(Block{Opcode::If, label.value_or(std::string_view{}), false});
@@ -202,7 +271,7 @@ bool ModuleParser::parse_folded() {
       std::memcpy(saved, out_->data() + mark, size);
       out_->resize(mark);
       while (at(TokKind::LParen))
-        if (!parse_folded()) return false;
+        if (!parse_folded(false)) return false;
       out_->insert(out_->end(), saved, saved + size);
       break;
     }
@@ -224,11 +293,16 @@ bool ModuleParser::parse_label(uint32_t& depth) {
   if (t.kind == TokKind::Id) {
     std::string_view name = text(t);
     for (size_t i = blocks_.size(); i-- > 0;) {
-      if (blocks_[i].label == name) {
+      if (blocks_[i].label == name || blocks_[i].alias == name) {
         depth = uint32_t(blocks_.size() - 1 - i);
         ++pos_;
         return true;
       }
+    }
+    if (function_alias_ == name) {  // the function's own label
+      depth = uint32_t(blocks_.size());
+      ++pos_;
+      return true;
     }
     return fail(t, "unknown label " + std::string(name));
   }
@@ -453,7 +527,7 @@ bool ModuleParser::parse_immediates(Opcode op) {
     case ImmKind::HeapType: {
       ValType t;
       if (!parse_heaptype(t)) return false;
-      emit_valtype(t);
+      encode_heaptype(*out_, t);
       return true;
     }
     case ImmKind::MemoryInit:

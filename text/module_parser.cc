@@ -14,6 +14,16 @@ namespace detail {
 // Types
 // ============================================================================
 
+void encode_heaptype(std::vector<uint8_t>& out, ValType t) {
+  switch (t.kind) {
+    case ValType::FuncRef: out.push_back(0x70); break;
+    case ValType::ExternRef: out.push_back(0x6F); break;
+    case ValType::FiberRef: out.push_back(0x5B); break;
+    case ValType::TypedRef: write_leb_s64(out, int64_t(t.type_index)); break;  // an s33 type index
+    default: out.push_back(0x00); break;  // not a reference type: never asked for
+  }
+}
+
 void encode_valtype(std::vector<uint8_t>& out, ValType t) {
   switch (t.kind) {
     case ValType::I32: out.push_back(0x7F); break;
@@ -21,24 +31,35 @@ void encode_valtype(std::vector<uint8_t>& out, ValType t) {
     case ValType::F32: out.push_back(0x7D); break;
     case ValType::F64: out.push_back(0x7C); break;
     case ValType::V128: out.push_back(0x7B); break;
-    case ValType::FuncRef: out.push_back(0x70); break;
-    case ValType::ExternRef: out.push_back(0x6F); break;
+    case ValType::FuncRef:
+    case ValType::ExternRef:
     case ValType::FiberRef:
+      // Nullable abstract references have one-byte forms (funcref, externref,
+      // fiberref); `(ref ht)` is 0x64 ht.
+      if (!t.nullable) out.push_back(0x64);
+      encode_heaptype(out, t);
+      break;
     case ValType::TypedRef:
-      // Fiber-extension types have no text syntax yet (a later issue).
-      out.push_back(0x00);
+      out.push_back(t.nullable ? 0x63 : 0x64);
+      encode_heaptype(out, t);
       break;
   }
 }
 
+bool is_one_byte_valtype(ValType t) { return !t.is_ref() || (t.nullable && t.kind != ValType::TypedRef); }
+
 namespace {
 
-// A byte string identifying a function type, for the implicit-type lookup.
+// A byte string identifying a function or fiber type, for the implicit-type
+// lookup: the kind, then each list with its length (binary value types are
+// self-delimiting, so the key is unambiguous).
 std::string signature_key(const FuncType& t) {
   std::vector<uint8_t> bytes;
-  for (ValType v : t.params) encode_valtype(bytes, v), write_leb_u32(bytes, v.type_index);
-  bytes.push_back(0xFF);
-  for (ValType v : t.results) encode_valtype(bytes, v), write_leb_u32(bytes, v.type_index);
+  bytes.push_back(t.is_fiber ? 0x5C : 0x60);
+  write_leb_u32(bytes, uint32_t(t.params.size()));
+  for (ValType v : t.params) encode_valtype(bytes, v);
+  write_leb_u32(bytes, uint32_t(t.results.size()));
+  for (ValType v : t.results) encode_valtype(bytes, v);
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -94,26 +115,56 @@ bool ModuleParser::parse_valtype(ValType& out) {
       case Kw::V128: out = ValType::v128(); break;
       case Kw::FuncRef: out = ValType::funcref(); break;
       case Kw::ExternRef: out = ValType::externref(); break;
+      case Kw::FiberRef: out = ValType{ValType::FiberRef, true, 0}; break;
       default: return unexpected("a value type");
     }
     ++pos_;
     return true;
   }
+  if (at_form(Kw::Ref)) return parse_ref_form(out);
   return unexpected("a value type");
 }
 
+// `(ref null? heaptype)` (fiber extension / function references).
+bool ModuleParser::parse_ref_form(ValType& out) {
+  pos_ += 2;  // `(ref`
+  const bool nullable = consume_kw(Kw::Null);
+  if (!parse_heaptype(out)) return false;
+  out.nullable = nullable;
+  return expect_rparen();
+}
+
 bool ModuleParser::parse_reftype(ValType& out) {
+  if (at_form(Kw::Ref)) return parse_ref_form(out);
   if (at_kw(Kw::FuncRef)) out = ValType::funcref();
   else if (at_kw(Kw::ExternRef)) out = ValType::externref();
+  else if (at_kw(Kw::FiberRef)) out = ValType{ValType::FiberRef, true, 0};
   else return unexpected("a reference type");
   ++pos_;
   return true;
 }
 
+size_t ModuleParser::reftype_tokens(size_t ahead) const {
+  const Token& t = peek(ahead);
+  if (t.kind == TokKind::Atom && (t.kw == Kw::FuncRef || t.kw == Kw::ExternRef || t.kw == Kw::FiberRef)) return 1;
+  const Token& kw = peek(ahead + 1);
+  if (t.kind == TokKind::LParen && kw.kind == TokKind::Atom && kw.kw == Kw::Ref) return t.close - (pos_ + ahead) + 1;
+  return 0;
+}
+
+// A heap type: func, extern, fiber or a type index; `out` is the nullable
+// reference to it.
 bool ModuleParser::parse_heaptype(ValType& out) {
+  if (at_index()) {
+    uint32_t index;
+    if (!parse_index(Space::Type, index)) return false;
+    out = ValType{ValType::TypedRef, true, index};
+    return true;
+  }
   if (at_kw(Kw::Func)) out = ValType::funcref();
   else if (at_kw(Kw::Extern)) out = ValType::externref();
-  else return unexpected("a heap type (func or extern)");
+  else if (at_kw(Kw::Fiber)) out = ValType{ValType::FiberRef, true, 0};
+  else return unexpected("a heap type (func, extern, fiber or a type index)");
   ++pos_;
   return true;
 }
@@ -252,6 +303,14 @@ bool ModuleParser::bind(Space space, std::optional<std::string_view> id, const T
 }
 
 bool ModuleParser::scan_fields() {
+  // Type identifiers first: a type definition may refer to a later one, as
+  // in `(type $f (func (param (ref $g))))` before `(type $g (fiber))`.
+  for (size_t p = pos_; tl_.tokens[p].kind == TokKind::LParen; p = tl_.tokens[p].close + 1) {
+    const Token& kw = tl_.tokens[p + 1];
+    if (kw.kind != TokKind::Atom || kw.kw != Kw::Type) continue;
+    const Token& id = tl_.tokens[p + 2];
+    if (!bind(Space::Type, id.kind == TokKind::Id ? std::optional(text(id)) : std::nullopt, kw, "type")) return false;
+  }
   size_t p = pos_;
   while (tl_.tokens[p].kind == TokKind::LParen) {
     size_t close = tl_.tokens[p].close;
@@ -266,8 +325,7 @@ bool ModuleParser::scan_fields() {
         pos_ = p;
         FuncType type;
         std::optional<std::string_view> id;
-        if (!parse_type_def(type, id)) return false;
-        if (!bind(Space::Type, id, kw, "type")) return false;
+        if (!parse_type_def(type, id)) return false;  // its id is bound above
         uint32_t index = uint32_t(module_->types.size());
         type_lookup_.emplace(signature_key(type), index);
         module_->types.push_back(std::move(type));
@@ -296,9 +354,7 @@ bool ModuleParser::scan_fields() {
         while (at_form(Kw::Export)) pos_ = peek().close + 1;
         if (at_form(Kw::Import)) break;
         // Inline element and data segments take the next segment index.
-        if (k == ExternKind::Table && (at_kw(Kw::FuncRef) || at_kw(Kw::ExternRef)) &&
-            peek(1).kind == TokKind::LParen && peek(2).kw == Kw::Elem)
-          spaces_[size_t(Space::Elem)].count++;
+        if (k == ExternKind::Table && at_inline_elem()) spaces_[size_t(Space::Elem)].count++;
         if (k == ExternKind::Memory && at_form(Kw::Data)) spaces_[size_t(Space::Data)].count++;
         break;
       }
@@ -325,7 +381,16 @@ bool ModuleParser::scan_fields() {
 bool ModuleParser::parse_type_def(FuncType& type, std::optional<std::string_view>& id) {
   if (!expect_form(Kw::Type, "(type")) return false;
   id = consume_id();
-  if (!expect_form(Kw::Func, "(func")) return false;
+  if (at_form(Kw::Fiber)) {
+    // Fiber extension: `(fiber (result r*)*)`, a fiber type has no params.
+    pos_ += 2;
+    type.is_fiber = true;
+    if (at_form(Kw::Param)) return fail(peek(1), "unexpected token param, a fiber type has no params");
+    if (!parse_param_result_lists(type, nullptr, nullptr)) return false;
+    return expect_rparen() && expect_rparen();
+  }
+  if (!at_form(Kw::Func)) return unexpected("(func or (fiber");
+  pos_ += 2;
   std::vector<std::pair<std::string_view, uint32_t>> names;  // allowed, but carry no meaning
   if (!parse_param_result_lists(type, &names, nullptr)) return false;
   return expect_rparen() && expect_rparen();
@@ -343,6 +408,24 @@ bool ModuleParser::parse(Module& out) {
   while (at(TokKind::LParen))
     if (!parse_field()) return false;
   if (uses_data_count_) out.data_count = uint32_t(out.datas.size());
+  return check_event_params();
+}
+
+// `(event $e (param t*) …)`: the written params must be the tag's. Checked
+// once every field is read, since a tag may be defined after its first use.
+bool ModuleParser::check_event_params() {
+  std::vector<uint32_t> tag_types;  // the tag index space: imports first
+  for (const Import& imp : module_->imports)
+    if (imp.kind == ExternKind::Tag) tag_types.push_back(imp.type_index);
+  for (const Tag& tag : module_->tags) tag_types.push_back(tag.type_index);
+  for (const EventParams& e : event_params_) {
+    // An unknown tag index is the validator's to report ("unknown tag").
+    if (e.tag >= tag_types.size()) continue;
+    const FuncType* type = type_at(tag_types[e.tag]);
+    if (type && type->params != e.params)
+      return fail(tl_.tokens[e.token], "inline type mismatch: event clause params are not those of tag " +
+                                           std::string(text(tl_.tokens[e.token])));
+  }
   return true;
 }
 
@@ -494,7 +577,7 @@ bool ModuleParser::parse_func() {
     }
     if (!expect_rparen()) return false;
   }
-  if (!parse_expr(func.body)) return false;
+  if (!parse_expr(func.body, /*function_body=*/true)) return false;
   locals_.clear();
   module_->functions.push_back(std::move(func));
   return expect_rparen();
@@ -515,7 +598,7 @@ bool ModuleParser::parse_table() {
   }
   last_definition_ = "table";
   Table table;
-  if ((at_kw(Kw::FuncRef) || at_kw(Kw::ExternRef)) && peek(1).kind == TokKind::LParen && peek(2).kw == Kw::Elem) {
+  if (at_inline_elem()) {
     // (table reftype (elem …)): a table sized exactly for an active segment at 0.
     ElemSegment seg;
     if (!parse_reftype(seg.type)) return false;
@@ -629,7 +712,7 @@ bool ModuleParser::parse_offset(ConstExpr& out) {
   // A single folded instruction abbreviates (offset instr).
   out_ = &out.code;
   blocks_.clear();
-  if (!parse_folded()) return false;
+  if (!parse_folded(false)) return false;
   out.code.push_back(0x0B);
   return true;
 }
@@ -646,7 +729,7 @@ bool ModuleParser::parse_elem_list(ElemSegment& seg, bool allow_bare_indices) {
   if (consume_kw(Kw::Func)) {
     seg.type = ValType::funcref();
     indices = true;
-  } else if (at_kw(Kw::FuncRef) || at_kw(Kw::ExternRef)) {
+  } else if (reftype_tokens(0) > 0) {
     if (!parse_reftype(seg.type)) return false;
     seg.uses_expressions = true;
     indices = false;
@@ -673,7 +756,7 @@ bool ModuleParser::parse_elem_list(ElemSegment& seg, bool allow_bare_indices) {
     } else {
       out_ = &e.code;
       blocks_.clear();
-      if (!parse_folded()) return false;
+      if (!parse_folded(false)) return false;
       e.code.push_back(0x0B);
     }
     seg.items.push_back(std::move(e));
@@ -689,7 +772,7 @@ bool ModuleParser::parse_elem() {
   if (consume_kw(Kw::Declare)) {
     seg.mode = SegmentMode::Declarative;
     if (!parse_elem_list(seg, false)) return false;
-  } else if (at(TokKind::LParen)) {
+  } else if (at(TokKind::LParen) && !at_form(Kw::Ref)) {  // `(ref …)` starts a passive segment's list
     seg.mode = SegmentMode::Active;
     if (at_form(Kw::Table)) {
       pos_ += 2;

@@ -104,6 +104,9 @@ class ModuleParser : public Cursor {
     std::string_view label;  // empty when unnamed
     bool seen_else = false;
     size_t after_else = 0;  // out_ size right after the `else` opcode
+    // Fiber extension: the label written on the current event clause of a
+    // handle, another name of the handle's label (empty when none).
+    std::string_view alias = {};
   };
 
   // ---- pass 1 (module_parser.cc)
@@ -133,6 +136,14 @@ class ModuleParser : public Cursor {
   bool parse_valtype(ValType& out);
   bool parse_reftype(ValType& out);
   bool parse_heaptype(ValType& out);
+  bool parse_ref_form(ValType& out);  // `(ref null? heaptype)`
+  // The number of tokens of the reference type `ahead` tokens on (0: none there).
+  size_t reftype_tokens(size_t ahead) const;
+  // `reftype (elem …)`: the inline element segment of a table.
+  bool at_inline_elem() const {
+    const size_t n = reftype_tokens(0);
+    return n > 0 && peek(n).kind == TokKind::LParen && peek(n + 1).kind == TokKind::Atom && peek(n + 1).kw == Kw::Elem;
+  }
   bool parse_limits(Limits& out, unsigned bits);
   bool parse_table_type(TableType& out);
   bool parse_global_type(GlobalType& out);
@@ -150,10 +161,19 @@ class ModuleParser : public Cursor {
   // ---- instructions (instructions.cc)
   // Encodes instr* up to the closing ')' of the enclosing form into `out`,
   // then the final `end`. Locals and labels come from the current function.
-  bool parse_expr(std::vector<uint8_t>& out);
-  bool parse_instrs();
-  bool parse_folded();
+  // `function_body`: function-level event clauses may stand at its top.
+  bool parse_expr(std::vector<uint8_t>& out, bool function_body = false);
+  // `clauses_ok`: event clauses may stand at this level (a function body or a
+  // handle; not a constant expression, nor directly inside an event clause's
+  // own instructions, where they would be its siblings).
+  bool parse_instrs(bool clauses_ok = true);
+  // `clause_ok`: a folded `(event …)` clause may stand here (in an instruction
+  // sequence), not as an operand or a lone constant expression.
+  bool parse_folded(bool clause_ok);
   bool parse_block_header(Opcode op);
+  bool parse_event_header();  // after `event`: label alias, tag, (param …)*
+  bool at_event_form() const;
+  bool check_event_params();
   bool parse_plain(Opcode op);
   bool parse_immediates(Opcode op);
   bool parse_block_type(std::optional<std::string_view>& label, TypeUse& use);
@@ -188,11 +208,25 @@ class ModuleParser : public Cursor {
   std::vector<uint8_t>* out_ = nullptr;
   std::unordered_map<std::string_view, uint32_t> locals_;
   std::vector<Block> blocks_;
+  std::string_view function_alias_;  // label of the current function-level event clause
   uint32_t depth_ = 0;  // folded-instruction nesting, bounded to protect the C++ stack
   bool uses_data_count_ = false;
+
+  // Event clauses that repeat their tag's params, checked at the end.
+  struct EventParams {
+    uint32_t tag;
+    std::vector<ValType> params;
+    uint32_t token;  // the tag's token
+  };
+  std::vector<EventParams> event_params_;
 };
 
-// Binary value type encoding (0x7F i32 … 0x6F externref).
+// Binary value type encoding (0x7F i32 … 0x6F externref; fiber extension:
+// 0x5B fiberref, 0x63/0x64 heaptype).
 void encode_valtype(std::vector<uint8_t>& out, ValType t);
+// Binary heap type of a reference type: 0x70, 0x6F, 0x5B or an s33 type index.
+void encode_heaptype(std::vector<uint8_t>& out, ValType t);
+// Whether encode_valtype gives one byte (so it can stand as a block type).
+bool is_one_byte_valtype(ValType t);
 
 }  // namespace weft::text::detail

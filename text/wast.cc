@@ -185,13 +185,21 @@ class WastParser : public Cursor {
   bool parse_expected(WastExpected& out) { return parse_value(out, true); }
 
   // One `(t.const …)` / `(ref.… …)` form. Patterns (nan:canonical,
-  // nan:arithmetic, (ref.func), (ref.extern)) only when `pattern_ok`.
+  // nan:arithmetic, (ref.func), (ref.extern), (ref.fiber)) only when `pattern_ok`.
   bool parse_value(WastExpected& out, bool pattern_ok) {
     using EK = WastExpected::Kind;
     if (!expect_lparen()) return false;
     const Token& head = peek();
     if (head.kind != TokKind::Atom) return unexpected("a constant");
     WastValue& v = out.value;
+    if (head.kw == Kw::RefFiber) {
+      // Fiber extension: a fiber reference has no script syntax, only the pattern.
+      ++pos_;
+      if (!pattern_ok) return fail(head, "unexpected token ref.fiber, expected a constant");
+      v.type = ValType{ValType::FiberRef, false, 0};
+      out.kind = EK::AnyFiber;
+      return expect_rparen();
+    }
     if (head.kw == Kw::RefExtern) {
       ++pos_;
       v.type = ValType::externref();
@@ -228,7 +236,8 @@ class WastParser : public Cursor {
       case Opcode::RefNull: {
         if (at_kw(Kw::Func)) v.type = ValType::funcref();
         else if (at_kw(Kw::Extern)) v.type = ValType::externref();
-        else return unexpected("func or extern");
+        else if (at_kw(Kw::Fiber)) v.type = ValType{ValType::FiberRef, true, 0};
+        else return unexpected("func, extern or fiber");
         ++pos_;
         v.is_null = true;
         break;

@@ -16,9 +16,9 @@
 namespace weft::text {
 
 // A constant argument or expected exact result: (i32.const 1), (ref.null func),
-// (ref.extern 7), (v128.const i32x4 …).
+// (ref.extern 7), (v128.const i32x4 …), (ref.null fiber) (type FiberRef, null).
 struct WastValue {
-  ValType type;                // I32/I64/F32/F64/V128/FuncRef/ExternRef
+  ValType type;                // I32/I64/F32/F64/V128/FuncRef/ExternRef/FiberRef
   uint64_t bits[2] = {0, 0};   // numbers: raw bits (f32 in the low 32 bits); v128: lanes little-endian
   bool is_null = false;        // references: ref.null
   // ExternRef: bits[0] is the host value N of (ref.extern N).
@@ -32,6 +32,7 @@ struct WastExpected {
     ArithmeticNan,  // (f32.const nan:arithmetic)
     AnyFunc,        // (ref.func): any non-null funcref
     AnyExtern,      // (ref.extern): any non-null externref
+    AnyFiber,       // (ref.fiber): any non-null fiber reference (fiber extension)
     V128Lanes,      // v128 with per-lane patterns (lanes may be nan:canonical/arithmetic)
   };
   Kind kind = Kind::Exact;

@@ -29,6 +29,37 @@ Config make_config(const std::string& /*tier*/) {
   return config;
 }
 
+void add_limit_options(CLI::App& command, LimitArgs& limits) {
+  const Config defaults;
+  command.add_option("--fuel", limits.fuel,
+                     "Execution budget: trap with \"all fuel consumed\" after N units (1 per call and per loop "
+                     "iteration); 0 = unlimited (default)")
+      ->type_name("N");
+  command.add_option("--max-memory-pages", limits.max_memory_pages,
+                     "Largest linear memory in 64 KiB pages (default " + std::to_string(defaults.max_memory_pages) +
+                         "); larger memories fail to instantiate, memory.grow beyond returns -1")
+      ->type_name("N")
+      ->check(CLI::Range(uint64_t(0), kMaxMemoryPages));
+  command.add_option("--max-table-elements", limits.max_table_elements,
+                     "Largest table in elements (default " + std::to_string(defaults.max_table_elements) +
+                         "); larger tables fail to instantiate, table.grow beyond returns -1")
+      ->type_name("N");
+  command.add_option("--max-call-depth", limits.max_call_depth,
+                     "Wasm call depth before \"call stack exhausted\" (default " +
+                         std::to_string(defaults.max_call_depth) + ")")
+      ->type_name("N")
+      ->check(CLI::Range(uint32_t(1), uint32_t(10'000'000)));
+}
+
+Config make_config(const std::string& tier, const LimitArgs& limits) {
+  Config config = make_config(tier);
+  if (limits.fuel) config.fuel = *limits.fuel;
+  if (limits.max_memory_pages) config.max_memory_pages = *limits.max_memory_pages;
+  if (limits.max_table_elements) config.max_table_elements = *limits.max_table_elements;
+  if (limits.max_call_depth) config.max_call_depth = *limits.max_call_depth;
+  return config;
+}
+
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
   return kExitUsage;

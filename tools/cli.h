@@ -27,6 +27,17 @@ void add_wat2wasm_command(CLI::App& app, int& exit_code);
 CLI::Option* add_tier_option(CLI::App& command, std::string& tier);
 Config make_config(const std::string& tier);
 
+// Resource limits (docs/cli.md, "Limits"): --fuel, --max-memory-pages,
+// --max-table-elements, --max-call-depth. Unset options keep Config's defaults.
+struct LimitArgs {
+  std::optional<uint64_t> fuel;
+  std::optional<uint64_t> max_memory_pages;
+  std::optional<uint64_t> max_table_elements;
+  std::optional<uint32_t> max_call_depth;
+};
+void add_limit_options(CLI::App& command, LimitArgs& limits);
+Config make_config(const std::string& tier, const LimitArgs& limits);
+
 // Prints "error: <message>" to stderr and returns kExitUsage / kExitFailure.
 int usage_error(const std::string& message);
 int failure(const std::string& message);

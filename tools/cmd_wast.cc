@@ -18,6 +18,7 @@ struct WastArgs {
   bool quiet = false;
   bool verbose = false;
   bool expect_fail = false;
+  LimitArgs limits;
 };
 
 constexpr size_t kMaxFailureDetails = 20;  // per file, unless --verbose
@@ -42,7 +43,7 @@ int run_wast_files(const WastArgs& args) {
     if (auto problem = check_input_file(file)) return usage_error(*problem);
 
   tools::WastOptions options;
-  options.config = make_config(args.tier);
+  options.config = make_config(args.tier, args.limits);
   options.trace = args.verbose;
 
   uint64_t passed = 0, failed = 0;
@@ -78,6 +79,7 @@ void add_wast_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("wast", "Run WebAssembly spec-test scripts (.wast)");
   cmd->add_option("files", args->files, "Script files")->required();
   add_tier_option(*cmd, args->tier);
+  add_limit_options(*cmd, args->limits);
   cmd->add_flag("-q,--quiet", args->quiet, "Print only the per-file lines and the summary");
   cmd->add_flag("-v,--verbose", args->verbose, "Print every command's outcome, incl. rejection messages");
   cmd->add_flag("--expect-fail", args->expect_fail,

@@ -138,6 +138,7 @@ std::string describe(const WastExpected& expected) {
       return std::string(v.type.kind == ValType::F32 ? "f32:" : "f64:") + nan_pattern_name(expected.kind);
     case WastExpected::Kind::AnyFunc: return "funcref:<any non-null>";
     case WastExpected::Kind::AnyExtern: return "externref:<any non-null>";
+    case WastExpected::Kind::AnyFiber: return "fiberref:<any non-null>";
     case WastExpected::Kind::V128Lanes: {
       uint32_t width = lane_bits(expected.lane_type, expected.lanes.size());
       std::string s = "v128:";
@@ -190,6 +191,8 @@ bool result_matches(const WastExpected& expected, const Value& actual) {
   ValType type = actual.type();
   switch (expected.kind) {
     case WastExpected::Kind::Exact:
+      // (ref.null fiber) matches a null reference of any fiber type.
+      if (want.type.kind == ValType::FiberRef && type.kind == ValType::TypedRef) return actual.is_null() == want.is_null;
       if (type.kind != want.type.kind) return false;
       switch (type.kind) {
         case ValType::I32:
@@ -215,6 +218,8 @@ bool result_matches(const WastExpected& expected, const Value& actual) {
     }
     case WastExpected::Kind::AnyFunc: return type.kind == ValType::FuncRef && !actual.is_null();
     case WastExpected::Kind::AnyExtern: return type.kind == ValType::ExternRef && !actual.is_null();
+    case WastExpected::Kind::AnyFiber:
+      return (type.kind == ValType::FiberRef || type.kind == ValType::TypedRef) && !actual.is_null();
     case WastExpected::Kind::V128Lanes: {
       if (type.kind != ValType::V128 || expected.lanes.empty()) return false;
       uint32_t width = lane_bits(expected.lane_type, expected.lanes.size());
@@ -299,6 +304,12 @@ class Runner {
   // Extra context for the trace line of a passing check (e.g. the rejection message).
   void note(const Error& error) { note_ = " (" + describe_error(error) + ")"; }
 
+  // With Config::fuel, every instantiation and invocation gets the full budget
+  // (fuel is per store, and one script is one store).
+  void refuel() {
+    if (options_.config.fuel != 0) (void)store_.set_fuel(options_.config.fuel);
+  }
+
   Result<WasmModule> load(const WastModule& module) {
     switch (module.form) {
       case WastModule::Form::Text: return WasmModule::from_ir(engine_, module.module);
@@ -310,6 +321,7 @@ class Runner {
 
   Result<Instance> load_and_instantiate(const WastModule& module) {
     WEFT_TRY_ASSIGN(WasmModule loaded, load(module));
+    refuel();
     return store_.instantiate(loaded, linker_);
   }
 
@@ -352,6 +364,7 @@ class Runner {
                                                 to_string(type.params[i]));
       args.push_back(to_value(action.args[i]));
     }
+    refuel();
     return store_.call(*ext, args);
   }
 
@@ -428,6 +441,7 @@ class Runner {
     std::string want = std::string(error_kind_name(kinds.first)) + " \"" + c.text + "\"";
     auto loaded = load(*c.module);
     if (!loaded.ok()) return "expected " + want + ", but the module failed to load: " + describe_error(loaded.error());
+    refuel();
     auto instance = store_.instantiate(*loaded, linker_);
     if (instance.ok()) return "expected " + want + ", but the module instantiated";
     const Error& error = instance.error();

@@ -17,14 +17,18 @@ namespace weft::validator {
 // Binary opcode -> Opcode, expanded from core/opcodes.def at compile time so
 // the per-instruction lookup is one inlined load (-1: no such opcode).
 struct OpcodeMap {
-  int16_t single[256], fc[256], fd[256];
+  int16_t single[256], fa[256], fc[256], fd[256];
 };
 constexpr OpcodeMap make_opcode_map() {
   OpcodeMap map{};
-  for (int i = 0; i < 256; ++i) map.single[i] = map.fc[i] = map.fd[i] = -1;
+  for (int i = 0; i < 256; ++i) map.single[i] = map.fa[i] = map.fc[i] = map.fd[i] = -1;
   // Rows of other prefixes (a later extension) stay unknown until read here.
-#define WEFT_OPCODE(name, prefix, code, ...)                                          \
-  if (int16_t* row = prefix == 0 ? map.single : prefix == 0xFC ? map.fc : prefix == 0xFD ? map.fd : nullptr) \
+#define WEFT_OPCODE(name, prefix, code, ...)                                                   \
+  if (int16_t* row = prefix == 0      ? map.single                                            \
+                     : prefix == 0xFA ? map.fa                                                \
+                     : prefix == 0xFC ? map.fc                                                \
+                     : prefix == 0xFD ? map.fd                                                \
+                                      : nullptr)                                              \
     row[code] = int16_t(Opcode::name);
 #include "core/opcodes.def"
   return map;
@@ -81,11 +85,11 @@ class CodeReader {
     if (!u8(byte)) return std::nullopt;
     error_ = LebError::None;
     int16_t index;
-    if (byte == 0xFC || byte == 0xFD) {
+    if (byte == 0xFA || byte == 0xFC || byte == 0xFD) {
       uint32_t code;
       if (!u32(code)) return std::nullopt;
       if (code > 255) return std::nullopt;
-      index = (byte == 0xFC ? kOpcodeMap.fc : kOpcodeMap.fd)[code];
+      index = (byte == 0xFA ? kOpcodeMap.fa : byte == 0xFC ? kOpcodeMap.fc : kOpcodeMap.fd)[code];
     } else {
       index = kOpcodeMap.single[byte];
     }
@@ -126,6 +130,60 @@ inline std::optional<ValType> reftype_from_heap_byte(uint8_t byte) {
   if (byte == 0x70) return ValType::funcref();
   if (byte == 0x6F) return ValType::externref();
   return std::nullopt;
+}
+
+// Outcome of decoding a type immediate.
+enum class TypeDecode : uint8_t { Ok, Truncated, Malformed };
+
+// Fiber extension binary encodings (docs/fibers.md §4).
+constexpr uint8_t kRefNullPrefix = 0x63;  // (ref null ht)
+constexpr uint8_t kRefPrefix = 0x64;      // (ref ht)
+constexpr uint8_t kFiberHeapType = 0x5B;  // abstract heap type `fiber`; alone, the value type fiberref
+
+// A heap type as `(ref null? ht)` with the given nullability. Wasm 2.0: one
+// byte, 0x70 or 0x6F. With fibers: an s33, a type index (>= 0; the validator
+// checks it names a fiber type) or an abstract heap type (func, extern, fiber).
+inline TypeDecode read_heap_type(CodeReader& r, bool nullable, bool fibers, ValType& out) {
+  if (!fibers) {
+    uint8_t byte;
+    if (!r.u8(byte)) return TypeDecode::Truncated;
+    std::optional<ValType> t = reftype_from_heap_byte(byte);
+    if (!t) return TypeDecode::Malformed;
+    out = *t;
+    return TypeDecode::Ok;
+  }
+  int64_t code;
+  if (!r.s33(code)) return TypeDecode::Truncated;
+  if (code >= 0) {
+    out = {ValType::TypedRef, nullable, uint32_t(code)};  // an s33 is below 2^32
+    return TypeDecode::Ok;
+  }
+  // Abstract heap types are the one-byte codes, as s33 values: 0x70 = -0x10.
+  switch (code) {
+    case int64_t(0x70) - 0x80: out = {ValType::FuncRef, nullable, 0}; return TypeDecode::Ok;
+    case int64_t(0x6F) - 0x80: out = {ValType::ExternRef, nullable, 0}; return TypeDecode::Ok;
+    case int64_t(kFiberHeapType) - 0x80: out = {ValType::FiberRef, nullable, 0}; return TypeDecode::Ok;
+    default: return TypeDecode::Malformed;
+  }
+}
+
+// A value type inside code (`select t*`; block types handle their own first
+// byte): the one-byte Wasm 2.0 types, and with fibers 0x5B (fiberref) and
+// 0x63/0x64 followed by a heap type.
+inline TypeDecode read_value_type(CodeReader& r, bool fibers, ValType& out) {
+  uint8_t byte;
+  if (!r.u8(byte)) return TypeDecode::Truncated;
+  if (std::optional<ValType> t = valtype_from_byte(byte)) {
+    out = *t;
+    return TypeDecode::Ok;
+  }
+  if (!fibers) return TypeDecode::Malformed;
+  if (byte == kFiberHeapType) {
+    out = {ValType::FiberRef, true, 0};
+    return TypeDecode::Ok;
+  }
+  if (byte == kRefNullPrefix || byte == kRefPrefix) return read_heap_type(r, byte == kRefNullPrefix, true, out);
+  return TypeDecode::Malformed;
 }
 
 }  // namespace weft::validator

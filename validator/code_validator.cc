@@ -1,7 +1,9 @@
 // Function-body validation: the dispatch loop over the opcode table, the
 // operand/control stacks, and the hand-typed (X) instruction families —
 // control, calls, parametric, variables, tables, references. Numeric, memory,
-// bulk-memory and SIMD instructions are typed generically from their row.
+// bulk-memory and SIMD instructions are typed generically from their row; the
+// fiber extension's instructions are in code_validator_fibers.cc. Operands
+// match expected types by subtyping (fiber references, docs/fibers.md §2).
 #include "validator/code_validator.h"
 
 #include <algorithm>
@@ -56,6 +58,18 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   ctrls_.clear();
   locals_.clear();
   slots_ = max_slots_ = 0;
+  block_results_.clear();
+  nodes_.clear();
+  open_clauses_.clear();
+  node_clauses_.clear();
+  flat_scopes_.clear();
+  points_.clear();
+  entry_clauses_.clear();
+  scope_work_ = 0;
+  if (tag_marks_.size() != ctx_.num_tags()) {
+    tag_marks_.assign(ctx_.num_tags(), 0);
+    mark_ = 0;
+  }
 
   bool ok = true;
   uint64_t num_locals = 0;
@@ -72,6 +86,11 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   for (ValType t : type.params) add_locals(t, 1);
   for (const LocalGroup& group : func.locals) {
     if (!ok || !(ok = check_valtype(group.type))) break;
+    // Locals start with the default value (fiber extension version 1).
+    if (!is_defaultable(group.type)) {
+      ok = invalid("non-defaultable type " + to_string(group.type) + " for a local");
+      break;
+    }
     add_locals(group.type, group.count);
   }
   num_locals_ = uint32_t(num_locals);
@@ -83,7 +102,7 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
 
   if (ok) {
     push_ctrl(Opcode::End, {{}, type.results});
-    ok = run();
+    ok = run() && finish_scopes(info);
   }
   reader_ = nullptr;
   if (!ok) return std::move(error_);
@@ -104,6 +123,8 @@ bool CodeValidator::run() {
     const OpcodeInfo& info = opcode_info(*op);
     if (info.prefix == 0xFD && !ctx_.options.enable_simd)
       return invalid("SIMD support is not enabled: " + std::string(info.text));
+    if (info.prefix == 0xFA && !ctx_.options.enable_fibers)
+      return invalid("fiber support is not enabled: " + std::string(info.text));
     if (!(info.is_special() ? special(*op) : generic(info))) return false;
     // One instruction adds at most one block or one type's results, so
     // checking here bounds memory for any input.
@@ -138,8 +159,8 @@ bool CodeValidator::mismatch(ValType expected, ValType actual) {
 }
 
 bool CodeValidator::check_valtype(ValType t) {
-  const char* problem = valtype_problem(t, ctx_.options);
-  return !problem || invalid(problem);
+  std::string problem = ctx_.valtype_problem(t);
+  return problem.empty() || invalid(std::move(problem));
 }
 
 // ---------------------------------------------------------------------------
@@ -168,7 +189,7 @@ bool CodeValidator::pop_expect_slow(ValType expected) {
     return invalid("type mismatch: expected " + describe(expected) + ", but the block's stack is empty");
   }
   const ValType v = vals_[height_ - 1];
-  if (!is_unknown(v) && v != expected) return mismatch(expected, v);
+  if (!is_subtype(v, expected)) return mismatch(expected, v);
   slots_ -= operand_slots(v);
   --height_;
   return true;
@@ -193,13 +214,22 @@ bool CodeValidator::peek_all(std::span<const ValType> types) {
       return invalid("type mismatch: expected " + describe(expected) + ", but the block's stack is empty");
     }
     const ValType v = vals_[height_ - 1 - k];
-    if (!is_unknown(v) && v != expected) return mismatch(expected, v);
+    if (!is_subtype(v, expected)) return mismatch(expected, v);
   }
   return true;
 }
 
 bool CodeValidator::push_ctrl(Opcode opcode, BlockSig sig) {
-  ctrls_.push_back({opcode, sig, height_, slots_, false});
+  // Blocks inherit the scope around them; a handle (and the function frame)
+  // opens a scope node whose clauses become known at its end.
+  uint32_t scope = ctrls_.empty() ? kNoScope : ctrls_.back().scope;
+  uint32_t node = kNoScope;
+  if (opcode == Opcode::Handle || ctrls_.empty()) {
+    node = uint32_t(nodes_.size());
+    nodes_.push_back({scope});
+    scope = node;
+  }
+  ctrls_.push_back({opcode, sig, height_, slots_, false, false, scope, node, uint32_t(open_clauses_.size())});
   push_all(sig.params);
   return true;
 }
@@ -236,13 +266,30 @@ bool CodeValidator::read_block_type(BlockSig& out) {
     out = {{}, {&kSingleTypes[t->kind], 1}};
     return reader_->skip(1) && check_valtype(*t);
   }
+  if (ctx_.options.enable_fibers && (byte == kFiberHeapType || byte == kRefNullPrefix || byte == kRefPrefix)) {
+    ValType t;
+    if (!read_value_type(t)) return false;
+    block_results_.push_back(t);
+    out = {{}, {&block_results_.back(), 1}};
+    return true;
+  }
   int64_t index;
   if (!reader_->s33(index)) return truncated();
   if (index < 0) return malformed("malformed block type");
   if (uint64_t(index) >= module_.types.size()) return unknown("type", index);
   const FuncType& type = module_.types[size_t(index)];
+  if (type.is_fiber) return invalid("type mismatch: block type " + std::to_string(index) + " is a fiber type");
   out = {type.params, type.results};
   return true;
+}
+
+bool CodeValidator::read_value_type(ValType& out) {
+  switch (validator::read_value_type(*reader_, ctx_.options.enable_fibers, out)) {
+    case TypeDecode::Ok: return check_valtype(out);
+    case TypeDecode::Truncated: return truncated();
+    case TypeDecode::Malformed: break;
+  }
+  return malformed("malformed value type");
 }
 
 bool CodeValidator::read_label(uint32_t& depth) {
@@ -343,7 +390,7 @@ bool CodeValidator::table_immediates(const OpcodeInfo& info) {
     case ImmKind::TableInit: {
       uint32_t elem, table;
       if (!read_u32(elem) || !read_table(table) || !check_elem(elem)) return false;
-      if (module_.elems[elem].type != ctx_.tables[table].element)
+      if (!ctx_.is_subtype(module_.elems[elem].type, ctx_.tables[table].element))
         return invalid("type mismatch: elem segment " + std::to_string(elem) + " of " +
                        describe(module_.elems[elem].type) + " into a table of " +
                        describe(ctx_.tables[table].element));
@@ -352,7 +399,7 @@ bool CodeValidator::table_immediates(const OpcodeInfo& info) {
     case ImmKind::TableCopy: {
       uint32_t dst, src;
       if (!read_table(dst) || !read_table(src)) return false;
-      if (ctx_.tables[dst].element != ctx_.tables[src].element)
+      if (!ctx_.is_subtype(ctx_.tables[src].element, ctx_.tables[dst].element))
         return invalid("type mismatch: table.copy from a table of " + describe(ctx_.tables[src].element) +
                        " to a table of " + describe(ctx_.tables[dst].element));
       return true;
@@ -380,6 +427,10 @@ bool CodeValidator::special(Opcode op) {
     case Opcode::TableGet: case Opcode::TableSet: case Opcode::TableGrow: case Opcode::TableFill:
       return table_op(op);
     case Opcode::RefNull: case Opcode::RefIsNull: case Opcode::RefFunc: return reference(op);
+    case Opcode::Handle: case Opcode::Event: case Opcode::FiberNew: case Opcode::FiberSpawn:
+    case Opcode::FiberResume: case Opcode::FiberSuspend: case Opcode::FiberSuspendTo: case Opcode::FiberSwitch:
+    case Opcode::FiberRetire: case Opcode::FiberRetireto: case Opcode::FiberRelease:
+      return fiber(op);
     default: return invalid("internal error: no typing rule for " + std::string(opcode_info(op).text));
   }
 }
@@ -408,6 +459,7 @@ bool CodeValidator::control(Opcode op) {
     case Opcode::End: {
       ControlFrame frame;
       if (!pop_ctrl(frame)) return false;
+      if (frame.has_clauses() && !end_clauses(frame)) return false;
       // A missing else branch passes the parameters through unchanged.
       if (frame.opcode == Opcode::If && !std::ranges::equal(frame.sig.params, frame.sig.results))
         return invalid("type mismatch: if without else must have equal parameter and result types");
@@ -485,6 +537,8 @@ bool CodeValidator::call(Opcode op) {
                      describe(ctx_.tables[table].element));
     if (type_index >= module_.types.size()) return unknown("type", type_index);
     type = &module_.types[type_index];
+    if (type->is_fiber)
+      return invalid("type mismatch: call_indirect type " + std::to_string(type_index) + " is a fiber type");
     if (!pop_expect(ValType::i32())) return false;
   }
   if (!pop_all(type->params)) return false;
@@ -515,12 +569,9 @@ bool CodeValidator::parametric(Opcode op) {
       uint32_t count;
       if (!read_u32(count)) return false;
       if (count != 1) return invalid("invalid result arity");
-      uint8_t byte;
-      if (!reader_->u8(byte)) return truncated();
-      std::optional<ValType> t = valtype_from_byte(byte);
-      if (!t) return malformed("malformed value type");
-      if (!check_valtype(*t) || !pop_expect(ValType::i32()) || !pop_expect(*t) || !pop_expect(*t)) return false;
-      push(*t);
+      ValType t;
+      if (!read_value_type(t) || !pop_expect(ValType::i32()) || !pop_expect(t) || !pop_expect(t)) return false;
+      push(t);
       return true;
     }
     default:
@@ -582,11 +633,14 @@ bool CodeValidator::table_op(Opcode op) {
 bool CodeValidator::reference(Opcode op) {
   switch (op) {
     case Opcode::RefNull: {
-      uint8_t byte;
-      if (!reader_->u8(byte)) return truncated();
-      std::optional<ValType> t = reftype_from_heap_byte(byte);
-      if (!t) return malformed("malformed reference type");
-      push(*t);
+      ValType t;
+      switch (read_heap_type(*reader_, /*nullable=*/true, ctx_.options.enable_fibers, t)) {
+        case TypeDecode::Ok: break;
+        case TypeDecode::Truncated: return truncated();
+        case TypeDecode::Malformed: return malformed("malformed reference type");
+      }
+      if (!check_valtype(t)) return false;
+      push(t);
       return true;
     }
     case Opcode::RefIsNull: {

@@ -1,9 +1,11 @@
 // Type checking of function bodies: the spec's validation algorithm (operand
 // stack with an Unknown bottom type, control frames) run directly over the
-// instruction bytes, producing the per-function side tables.
+// instruction bytes, producing the per-function side tables — including the
+// handler scopes of the fiber extension's suspension points.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,6 +21,10 @@ namespace weft::validator {
 // memory; the spec leaves them to the embedder (real code stays far below).
 constexpr uint32_t kMaxOperandStackHeight = 1u << 20;  // operands live at once
 constexpr uint32_t kMaxControlDepth = 1u << 20;        // nested blocks
+// Handler scopes are flattened per suspension point (the executors build one
+// dispatch table per point), so nested handles can make their total size
+// quadratic in the body size: bound the work and the output.
+constexpr uint64_t kMaxHandlerScopeWork = 1u << 22;    // clause entries visited and emitted per function
 // Locals below this index are looked up in a flat array, the rest by binary
 // search over the run-length groups.
 constexpr uint32_t kExpandedLocals = 1024;
@@ -50,12 +56,42 @@ class CodeValidator {
     std::span<const ValType> results;
   };
   struct ControlFrame {
-    Opcode opcode;         // Block, Loop, If, Else; End stands for the function body
+    Opcode opcode;         // Block, Loop, If, Else, Handle; End stands for the function body
     BlockSig sig;
     uint32_t height;       // operands below the frame's params
     uint32_t slot_height;  // the same counted in executor slots
     bool unreachable;      // the rest of the frame is dead code (stack is polymorphic)
+    // Handle and function frames: an `event` clause has begun, so the body
+    // segment (the code the frame's clauses handle events for) is over.
+    bool in_clauses;
+    uint32_t scope;          // scope node of suspension points directly in this frame (kNoScope: none)
+    uint32_t node;           // Handle and function frames: their own scope node
+    uint32_t clauses_begin;  // Handle and function frames: their first clause in open_clauses_
     std::span<const ValType> label_types() const { return opcode == Opcode::Loop ? sig.params : sig.results; }
+    bool has_clauses() const { return opcode == Opcode::Handle || opcode == Opcode::End; }
+  };
+  // Handler scopes (docs/fibers.md §5.3) as a tree: one node per handle (and
+  // one for the function frame) whose body segment encloses code; a node's
+  // parent is the scope around the handle. A suspension point records its
+  // node; the clauses are only known when the handle ends, so scopes are
+  // flattened when the function ends.
+  static constexpr uint32_t kNoScope = UINT32_MAX;
+  struct ScopeNode {
+    uint32_t parent;
+    uint32_t clauses_begin = 0;  // in node_clauses_, once the handle has ended
+    uint32_t clauses_count = 0;
+    uint32_t flat_begin = 0;  // the flattened scope in flat_scopes_, once computed
+    uint32_t flat_count = 0;
+    bool flattened = false;
+  };
+  struct OpenClause {
+    EventClause clause;
+    uint32_t event_offset;  // of the `event` instruction, for errors
+  };
+  struct PendingPoint {
+    uint32_t body_offset;
+    Opcode opcode;
+    uint32_t scope;
   };
   // Declared locals are kept run-length encoded: a body may declare billions.
   struct LocalRun {
@@ -76,6 +112,10 @@ class CodeValidator {
   [[gnu::cold, gnu::noinline]] bool unknown(const char* index_space, uint64_t index);  // "unknown global 3"
   [[gnu::cold, gnu::noinline]] bool mismatch(ValType expected, ValType actual);
   bool check_valtype(ValType t);
+  // actual <: expected; Unknown (dead code) is a subtype of everything.
+  bool is_subtype(ValType actual, ValType expected) const {
+    return is_unknown(actual) || ctx_.is_subtype(actual, expected);
+  }
   ControlFrame& frame_at(uint32_t depth) { return ctrls_[ctrls_.size() - 1 - depth]; }
 
   // -- operand and control stacks (the spec appendix's algorithm) --
@@ -110,6 +150,9 @@ class CodeValidator {
   // -- immediates --
   bool read_u32(uint32_t& out) { return reader_->u32(out) || truncated(); }
   bool read_block_type(BlockSig& out);
+  bool read_value_type(ValType& out);  // select t, block types
+  bool read_tag(uint32_t& index);
+  bool read_fiber_type(uint32_t& index);
   bool read_label(uint32_t& depth);
   bool read_zero_byte();
   bool read_memarg(uint32_t natural_bytes);
@@ -137,6 +180,15 @@ class CodeValidator {
   bool variable(Opcode op);
   bool table_op(Opcode op);
   bool reference(Opcode op);
+  // Fiber extension (code_validator_fibers.cc).
+  bool fiber(Opcode op);
+  bool event_clause();
+  bool check_fiber_function(uint32_t func, uint32_t& fiber_type);
+  void add_suspension_point(Opcode op);
+  bool end_clauses(const ControlFrame& frame);  // a handle or the function ends
+  bool finish_scopes(FunctionInfo& info);       // the function has ended
+  void flatten_scope(uint32_t node);
+  uint32_t next_mark();
 
   const ModuleContext& ctx_;
   const Module& module_;
@@ -155,6 +207,20 @@ class CodeValidator {
   uint32_t num_locals_ = 0;
   uint32_t slots_ = 0;
   uint32_t max_slots_ = 0;
+  // Result types of single-value block types that are not one byte (typed
+  // references): frames point here, and a deque never moves its elements.
+  std::deque<ValType> block_results_;
+
+  // Fiber extension: handler scopes (see ScopeNode).
+  std::vector<ScopeNode> nodes_;
+  std::vector<OpenClause> open_clauses_;  // clauses of the handles still open, innermost last
+  std::vector<EventClause> node_clauses_;  // clauses of ended handles, contiguous per node
+  std::vector<EventClause> flat_scopes_;   // flattened scopes, contiguous per node
+  std::vector<PendingPoint> points_;
+  std::vector<EventClause> entry_clauses_;  // the function frame's clauses
+  std::vector<uint32_t> tag_marks_;         // per tag index: the last mark it got
+  uint32_t mark_ = 0;
+  uint64_t scope_work_ = 0;
 };
 
 }  // namespace weft::validator

@@ -1,6 +1,8 @@
 // Constant expressions (global initialisers, segment offsets, element items):
 // Wasm 2.0 allows only t.const, ref.null, ref.func and global.get of an
-// imported immutable global, and the expression must produce exactly one value.
+// imported immutable global, and the expression must produce exactly one value
+// (of a subtype of the expected type: `ref.null $g` / `ref.null fiber` are
+// constants of the fiber extension).
 #include <algorithm>
 #include <span>
 #include <string>
@@ -16,10 +18,19 @@ Error const_error(ErrorKind kind, std::string message, const std::string& where)
   return make_error(kind, std::move(message) + " in " + where);
 }
 
-// `visible_globals` are the globals `global.get` may name (Wasm 2.0: the
-// imported ones, because globals are initialised in order at instantiation).
-Result<void> check_const(const ConstExpr& expr, ValType expected, std::span<const GlobalType> visible_globals,
-                         uint32_t num_functions, bool enable_simd, const std::string& where) {
+// What a constant expression may see of its module.
+struct ConstContext {
+  const Module& module;
+  const ValidateOptions& options;
+  // The globals `global.get` may name (Wasm 2.0: the imported ones, because
+  // globals are initialised in order at instantiation).
+  std::span<const GlobalType> visible_globals;
+  uint32_t num_functions;
+  std::span<const uint32_t> canonical_types;  // for subtyping of fiber references
+};
+
+Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType expected, const std::string& where) {
+  const std::span<const GlobalType> visible_globals = ctx.visible_globals;
   CodeReader reader(expr.code);
   uint32_t produced = 0;   // no constant instruction consumes operands, so a count suffices
   ValType last = expected;  // type of the topmost value
@@ -52,22 +63,26 @@ Result<void> check_const(const ConstExpr& expr, ValType expected, std::span<cons
         last = ValType::f64();
         break;
       case Opcode::V128Const:
-        if (!enable_simd) return const_error(ErrorKind::Invalid, "SIMD support is not enabled", where);
+        if (!ctx.options.enable_simd) return const_error(ErrorKind::Invalid, "SIMD support is not enabled", where);
         if (!reader.skip(16)) return truncated();
         last = ValType::v128();
         break;
       case Opcode::RefNull: {
-        uint8_t heap;
-        if (!reader.u8(heap)) return truncated();
-        std::optional<ValType> t = reftype_from_heap_byte(heap);
-        if (!t) return const_error(ErrorKind::Malformed, "malformed reference type", where);
-        last = *t;
+        ValType t;
+        switch (read_heap_type(reader, /*nullable=*/true, ctx.options.enable_fibers, t)) {
+          case TypeDecode::Ok: break;
+          case TypeDecode::Truncated: return truncated();
+          case TypeDecode::Malformed: return const_error(ErrorKind::Malformed, "malformed reference type", where);
+        }
+        if (std::string problem = valtype_problem(t, ctx.module, ctx.options); !problem.empty())
+          return const_error(ErrorKind::Invalid, std::move(problem), where);
+        last = t;
         break;
       }
       case Opcode::RefFunc: {
         uint32_t index;
         if (!reader.u32(index)) return truncated();
-        if (index >= num_functions)
+        if (index >= ctx.num_functions)
           return const_error(ErrorKind::Invalid, "unknown function " + std::to_string(index), where);
         last = ValType::funcref();
         break;
@@ -86,7 +101,7 @@ Result<void> check_const(const ConstExpr& expr, ValType expected, std::span<cons
       case Opcode::End:
         if (!reader.at_end())
           return const_error(ErrorKind::Malformed, "bytes remaining after end of constant expression", where);
-        if (produced != 1 || last != expected) {
+        if (produced != 1 || !is_subtype(last, expected, ctx.canonical_types)) {
           std::string got = produced == 0 ? "[]" : produced == 1 ? to_string(last) : std::to_string(produced) + " values";
           return const_error(ErrorKind::Invalid, "type mismatch: expected " + to_string(expected) + ", got " + got,
                              where);
@@ -107,7 +122,8 @@ Result<void> check_const(const ConstExpr& expr, ValType expected, std::span<cons
 Result<void> check_const_expr(const ModuleContext& ctx, const ConstExpr& expr, ValType expected,
                               const std::string& where) {
   std::span<const GlobalType> visible(ctx.globals.data(), ctx.num_imported_globals);
-  return check_const(expr, expected, visible, ctx.num_functions(), ctx.options.enable_simd, where);
+  return check_const({ctx.module, ctx.options, visible, ctx.num_functions(), ctx.canonical_types}, expr, expected,
+                     where);
 }
 
 Result<void> validate_const_expr(const Module& module, const ConstExpr& expr, ValType expected,
@@ -120,7 +136,10 @@ Result<void> validate_const_expr(const Module& module, const ConstExpr& expr, Va
     if (imp.kind == ExternKind::Global && visible.size() < n) visible.push_back(imp.global);
   for (const Global& g : module.globals)
     if (visible.size() < n) visible.push_back(g.type);
-  return check_const(expr, expected, visible, module.total_functions(), /*enable_simd=*/true, "constant expression");
+  const ValidateOptions options{};  // every feature
+  const std::vector<uint32_t> canonical = canonical_type_ids(module);
+  return check_const({module, options, visible, module.total_functions(), canonical}, expr, expected,
+                     "constant expression");
 }
 
 void mark_ref_funcs(const ConstExpr& expr, std::vector<bool>& declared) {
@@ -142,7 +161,7 @@ void mark_ref_funcs(const ConstExpr& expr, std::vector<bool>& declared) {
       case Opcode::F32Const: ok = reader.skip(4); break;
       case Opcode::F64Const: ok = reader.skip(8); break;
       case Opcode::V128Const: ok = reader.skip(16); break;
-      case Opcode::RefNull: { uint8_t v; ok = reader.u8(v); break; }
+      case Opcode::RefNull: { int64_t v; ok = reader.s33(v); break; }  // a heap type
       default: return;  // `end`, or not a constant expression
     }
     if (!ok) return;

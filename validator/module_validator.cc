@@ -1,6 +1,7 @@
 // Module-level validation: types, imports, index spaces, limits, globals,
 // exports, start, segments, tags, C.refs — then every function body.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -15,13 +16,24 @@ Error module_error(std::string message) { return make_error(ErrorKind::Invalid, 
 
 std::string entity(const char* what, size_t index) { return std::string(what) + " " + std::to_string(index); }
 
-Result<void> check_valtype(const ModuleContext& ctx, ValType t, const std::string& where) {
-  if (const char* problem = valtype_problem(t, ctx.options)) return module_error(problem + (" in " + where));
+Result<void> check_valtype(const ModuleContext& ctx, ValType t, const std::string& where,
+                           uint32_t type_bound = UINT32_MAX) {
+  if (std::string problem = ctx.valtype_problem(t, type_bound); !problem.empty())
+    return module_error(problem + " in " + where);
   return {};
 }
 
 Result<void> check_type_index(const ModuleContext& ctx, uint32_t index, const std::string& where) {
   if (index >= ctx.module.types.size()) return module_error("unknown type " + std::to_string(index) + " in " + where);
+  return {};
+}
+
+// Functions, blocks and tags need a function type, not a fiber type.
+Result<void> check_function_type_index(const ModuleContext& ctx, uint32_t index, const std::string& where) {
+  WEFT_TRY(check_type_index(ctx, index, where));
+  if (ctx.module.types[index].is_fiber)
+    return module_error("type mismatch: type " + std::to_string(index) + " is a fiber type, not a function type, in " +
+                        where);
   return {};
 }
 
@@ -35,6 +47,9 @@ Result<void> check_limits(const Limits& limits, uint64_t bound, const char* too_
 Result<void> check_table_type(const ModuleContext& ctx, const TableType& type, const std::string& where) {
   WEFT_TRY(check_valtype(ctx, type.element, where));
   if (!type.element.is_ref()) return module_error("malformed reference type: table of " + to_string(type.element));
+  // Tables start filled with the default value (fiber extension version 1).
+  if (!is_defaultable(type.element))
+    return module_error("non-defaultable type " + to_string(type.element) + " as table element in " + where);
   return check_limits(type.limits, kMaxTableSize, "table size must be at most 2^32-1", where);
 }
 
@@ -44,26 +59,42 @@ Result<void> check_memory_type(const MemoryType& type, const std::string& where)
 
 // Tags (exception handling / fiber events) carry values but return nothing.
 Result<void> check_tag_type(const ModuleContext& ctx, uint32_t type_index, const std::string& where) {
-  WEFT_TRY(check_type_index(ctx, type_index, where));
+  if (!ctx.options.enable_fibers) return module_error("fiber support is not enabled: tags are not part of Wasm 2.0 in " + where);
+  WEFT_TRY(check_function_type_index(ctx, type_index, where));
   if (!ctx.module.types[type_index].results.empty()) return module_error("non-empty tag result type in " + where);
   return {};
 }
 
 // -- Index spaces ----------------------------------------------------------
 
-Result<void> build_index_spaces(ModuleContext& ctx) {
+// Type section. Typed references may name the type itself or earlier ones
+// (canonical_type_ids relies on it).
+Result<void> check_types(ModuleContext& ctx) {
   const Module& m = ctx.module;
   for (size_t i = 0; i < m.types.size(); ++i) {
-    for (ValType t : m.types[i].params) WEFT_TRY(check_valtype(ctx, t, entity("type", i)));
-    for (ValType t : m.types[i].results) WEFT_TRY(check_valtype(ctx, t, entity("type", i)));
+    const FuncType& type = m.types[i];
+    const std::string where = entity("type", i);
+    if (type.is_fiber) {
+      if (!ctx.options.enable_fibers) return module_error("fiber support is not enabled: fiber type in " + where);
+      if (!type.params.empty()) return module_error("fiber type with parameters in " + where);
+    }
+    const uint32_t bound = uint32_t(i) + 1;
+    for (ValType t : type.params) WEFT_TRY(check_valtype(ctx, t, where, bound));
+    for (ValType t : type.results) WEFT_TRY(check_valtype(ctx, t, where, bound));
   }
-  uint32_t num_tags = 0;
+  ctx.canonical_types = canonical_type_ids(m);
+  return {};
+}
+
+Result<void> build_index_spaces(ModuleContext& ctx) {
+  const Module& m = ctx.module;
+  WEFT_TRY(check_types(ctx));
   for (size_t i = 0; i < m.imports.size(); ++i) {
     const Import& imp = m.imports[i];
     const std::string where = "import " + std::to_string(i) + " \"" + imp.module + "\" \"" + imp.name + "\"";
     switch (imp.kind) {
       case ExternKind::Func:
-        WEFT_TRY(check_type_index(ctx, imp.type_index, where));
+        WEFT_TRY(check_function_type_index(ctx, imp.type_index, where));
         ctx.function_types.push_back(imp.type_index);
         break;
       case ExternKind::Table:
@@ -81,14 +112,15 @@ Result<void> build_index_spaces(ModuleContext& ctx) {
         break;
       case ExternKind::Tag:
         WEFT_TRY(check_tag_type(ctx, imp.type_index, where));
-        ++num_tags;
+        ctx.tag_types.push_back(imp.type_index);
         break;
       default:
         return module_error("malformed import kind in " + where);
     }
   }
   for (size_t i = 0; i < m.functions.size(); ++i) {
-    WEFT_TRY(check_type_index(ctx, m.functions[i].type_index, entity("function", ctx.function_types.size())));
+    WEFT_TRY(check_function_type_index(ctx, m.functions[i].type_index,
+                                       entity("function", ctx.function_types.size())));
     ctx.function_types.push_back(m.functions[i].type_index);
   }
   for (const Table& table : m.tables) {
@@ -101,7 +133,10 @@ Result<void> build_index_spaces(ModuleContext& ctx) {
   }
   // Wasm 2.0 has one memory; its instructions encode the index as a 0x00 byte.
   if (ctx.num_memories > 1) return module_error("multiple memories");
-  for (const Tag& tag : m.tags) WEFT_TRY(check_tag_type(ctx, tag.type_index, entity("tag", num_tags++)));
+  for (const Tag& tag : m.tags) {
+    WEFT_TRY(check_tag_type(ctx, tag.type_index, entity("tag", ctx.tag_types.size())));
+    ctx.tag_types.push_back(tag.type_index);
+  }
   // The whole global index space is visible to code; constant expressions see
   // only the imported prefix (check_const_expr).
   for (const Global& global : m.globals) {
@@ -141,7 +176,7 @@ Result<void> check_exports(const ModuleContext& ctx) {
   const Module& m = ctx.module;
   std::vector<std::string_view> names;
   names.reserve(m.exports.size());
-  const uint32_t num_tags = m.total_tags();
+  const uint32_t num_tags = ctx.num_tags();
   for (const Export& exp : m.exports) {
     uint32_t count = 0;
     const char* space = "";
@@ -187,7 +222,7 @@ Result<void> check_elems(const ModuleContext& ctx) {
         return module_error("unknown table " + std::to_string(elem.table) + " in " + where);
       WEFT_TRY(check_const_expr(ctx, elem.offset, ValType::i32(), where + " offset"));
       const ValType table_elem = ctx.tables[elem.table].element;
-      if (table_elem != elem.type)
+      if (!ctx.is_subtype(elem.type, table_elem))
         return module_error("type mismatch: " + where + " of " + to_string(elem.type) + " for a table of " +
                             to_string(table_elem));
     }
@@ -212,6 +247,32 @@ Result<void> check_datas(const ModuleContext& ctx) {
 
 }  // namespace
 
+std::vector<uint32_t> canonical_type_ids(const Module& module) {
+  const size_t n = module.types.size();
+  std::vector<uint32_t> canonical(n);
+  // A type's key: its shape, then each value type with typed references
+  // replaced by the canonical id of their target. Targets are earlier types
+  // (already canonical) or the type itself (a distinct marker); anything else
+  // is invalid and keeps its raw index, so it never matches a valid type.
+  constexpr uint64_t kSelf = 1ull << 32, kRaw = 1ull << 33;
+  std::map<std::vector<uint64_t>, uint32_t> ids;
+  std::vector<uint64_t> key;
+  for (size_t i = 0; i < n; ++i) {
+    const FuncType& type = module.types[i];
+    key.assign({uint64_t(type.is_fiber) | uint64_t(type.params.size()) << 1});
+    auto add = [&](ValType t) {
+      uint64_t target = 0;
+      if (t.kind == ValType::TypedRef)
+        target = t.type_index < i ? canonical[t.type_index] : t.type_index == i ? kSelf : kRaw | t.type_index;
+      key.push_back(uint64_t(t.kind) | uint64_t(t.is_ref() && t.nullable) << 8 | target << 16);
+    };
+    for (ValType t : type.params) add(t);
+    for (ValType t : type.results) add(t);
+    canonical[i] = ids.try_emplace(key, uint32_t(i)).first->second;
+  }
+  return canonical;
+}
+
 Result<ValidationInfo> validate_module(const Module& module, const ValidateOptions& options) {
   ModuleContext ctx{.module = module, .options = options};
   WEFT_TRY(build_index_spaces(ctx));
@@ -227,6 +288,7 @@ Result<ValidationInfo> validate_module(const Module& module, const ValidateOptio
   CodeValidator code(ctx);
   for (uint32_t i = 0; i < module.functions.size(); ++i) WEFT_TRY(code.validate(i, info.functions[i]));
   info.declared_function_refs = std::move(ctx.declared_function_refs);
+  info.canonical_types = std::move(ctx.canonical_types);
   return info;
 }
 

@@ -1,5 +1,7 @@
 // Wasm 2.0 validation of a Module (MVP, sign extension, non-trapping
-// float-to-int, multi-value, bulk memory, reference types; SIMD typing).
+// float-to-int, multi-value, bulk memory, reference types; SIMD typing) and of
+// the fiber extension (docs/fibers.md: fiber types, typed fiber references
+// with subtyping, tags, handle/event, the fiber.* instructions).
 // One validator for every path; it emits the side tables executors consume.
 #pragma once
 
@@ -7,14 +9,45 @@
 #include <vector>
 
 #include "core/module.h"
+#include "core/opcodes.h"
 #include "core/result.h"
 
 namespace weft::validator {
+
+// An `event $e` clause of a handle (or of a function's outermost level).
+struct EventClause {
+  uint32_t tag = 0;           // tag index (module index space, imports first)
+  uint32_t body_offset = 0;   // offset in Function::body of the clause's first instruction
+                              // (just after the `event $e` immediate)
+  uint32_t entry_height = 0;  // operand stack slots (v128 = 2, locals excluded) below the
+                              // tag's params when the clause is entered
+  friend bool operator==(const EventClause&, const EventClause&) = default;
+};
+
+// A switching instruction where the running fiber may be suspended and later
+// receive an event: fiber.spawn, fiber.resume, fiber.suspend, fiber.suspend_to,
+// fiber.switch (fiber.new, fiber.retire and fiber.retireto are not).
+struct SuspensionPoint {
+  uint32_t body_offset = 0;  // offset in Function::body of the instruction's opcode (0xFA)
+  // The handler scope (docs/fibers.md §5.3): the clauses of every enclosing
+  // handle whose body segment contains the instruction, innermost handle
+  // first and each handle's clauses in textual order, then the function-level
+  // clauses if the instruction is in the function's body segment. A tag index
+  // appears at most once (the innermost clause wins). Distinct indices may
+  // name one tag at run time (a tag imported twice): the first entry wins.
+  std::vector<EventClause> scope;
+  Opcode opcode = Opcode::FiberSuspend;
+};
 
 // Per defined function (index i = module.functions[i]).
 struct FunctionInfo {
   uint32_t max_stack_height = 0;  // operand stack slots (v128 counts as 2), excluding locals
   uint32_t num_locals = 0;        // params + declared locals
+  // Fiber extension. Suspension points in body order (ascending body_offset).
+  std::vector<SuspensionPoint> suspension_points;
+  // The function-level clauses in textual order: the handler scope of a fresh
+  // fiber running this function (its entry is a suspension point).
+  std::vector<EventClause> entry_clauses;
 };
 
 struct ValidationInfo {
@@ -22,11 +55,15 @@ struct ValidationInfo {
   // Functions referenced outside function bodies (elem segments, global
   // initialisers, exports): the only ones `ref.func` may name in a body.
   std::vector<bool> declared_function_refs;  // indexed by function index
+  // For each type index, the smallest type index of a structurally equivalent
+  // type (fiber extension: typed references inside types compare by these
+  // ids, so `(ref $g1)` and `(ref $g2)` match iff canonical ids are equal).
+  std::vector<uint32_t> canonical_types;
 };
 
 struct ValidateOptions {
   bool enable_simd = true;
-  bool enable_fibers = true;  // fiber extension (later issue); ignored until then
+  bool enable_fibers = true;  // fiber extension: fiber types and refs, tags, 0xFA instructions
 };
 
 // Errors are ErrorKind::Invalid; locations are function index + body offset
@@ -42,7 +79,8 @@ Result<ValidationInfo> validate_module(const Module& module, const ValidateOptio
 // Validates a constant expression of the expected type in `module`'s context:
 // only imported globals may be read (Wasm 2.0) and only immutable ones —
 // `global.get x` needs x < num_visible_globals, which Wasm 2.0 callers set to
-// the number of imported globals.
+// the number of imported globals. The expression's type may be a subtype of
+// `expected` (fiber references).
 Result<void> validate_const_expr(const Module& module, const ConstExpr& expr, ValType expected,
                                  uint32_t num_visible_globals);
 

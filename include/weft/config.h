@@ -17,7 +17,26 @@ struct Config {
   // Interpreter value stack (locals + operands of all active frames), in bytes.
   uint64_t value_stack_bytes = 16ull << 20;
   // Largest memory a module may grow to, in 64 KiB pages (spec maximum 65536).
+  // A memory whose minimum is larger fails to instantiate (Limit error);
+  // memory.grow beyond it returns -1.
   uint64_t max_memory_pages = 65536;
+  // Largest table (elements) a module may create or grow to. A table whose
+  // minimum is larger fails to instantiate (Limit error); table.grow beyond it
+  // returns -1. Each element takes 8 bytes of host memory.
+  uint64_t max_table_elements = 10'000'000;
+  // Execution budget ("fuel"); 0 = unlimited. When non-zero, each store starts
+  // with this much fuel, and Wasm code consumes it at function entries (1, plus
+  // 1 per 8192 local slots zeroed), loop iterations (1) and bulk memory/table
+  // instructions (1, plus 1 per 64 KiB or 8192 elements); straight-line code
+  // costs nothing. Running out traps with "all fuel consumed" (ErrorKind::Trap).
+  // Metering is compiled into the code only when this is non-zero, so it costs
+  // nothing when off. weft::Store::set_fuel refills it.
+  uint64_t fuel = 0;
+  // Fiber extension: bytes reserved per started fiber (its native stack plus
+  // its Wasm frames and operand slots; committed lazily), and the most fibers
+  // alive at once ("too many fibers" beyond).
+  uint64_t fiber_stack_size = 256 * 1024;
+  uint64_t max_fibers = 1'000'000;
 };
 
 }  // namespace weft

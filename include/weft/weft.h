@@ -147,6 +147,8 @@ class Store {
 
   Extern create_host_function(FuncType type, HostCallback callback, std::string debug_name = "host");
   Extern create_global(GlobalType type, Value init);
+  // A memory or table above Config::max_memory_pages / max_table_elements
+  // cannot be created: the result's `object` is null.
   Extern create_memory(MemoryType type);
   Extern create_table(TableType type, Value init);
 
@@ -157,6 +159,11 @@ class Store {
   // Calls a function. Traps come back as Error{Trap|Exhaustion} with a backtrace in `detail`.
   Result<std::vector<Value>> call(Extern func, std::span<const Value> args);
   FuncType function_type(Extern func) const;
+
+  // Fuel (Config::fuel): what is left, or nothing when metering is off
+  // (Config::fuel == 0); set_fuel refills it (a Usage error when metering is off).
+  std::optional<uint64_t> fuel_remaining() const;
+  Result<void> set_fuel(uint64_t fuel);
 
   Value global_get(Extern global) const;
   Result<void> global_set(Extern global, Value value);

@@ -1,0 +1,53 @@
+// FiberTable: slots, handles, children links.
+#include "fibers/wasm_fiber.h"
+
+namespace weft::fibers {
+
+WasmFiber* FiberTable::create() {
+  if (live_ >= max_live_) return nullptr;
+  WasmFiber* f;
+  if (!free_.empty()) {
+    f = slots_[free_.back()].get();
+    free_.pop_back();
+  } else {
+    slots_.push_back(std::make_unique<WasmFiber>());
+    f = slots_.back().get();
+    f->index = uint32_t(slots_.size() - 1);
+  }
+  f->state = FiberState::Fresh;
+  f->segment = 0;
+  f->parent = f->first_child = f->next_sibling = f->prev_sibling = nullptr;
+  f->function = nullptr;
+  f->args.clear();
+  ++live_;
+  return f;
+}
+
+void FiberTable::set_parent(WasmFiber* f, WasmFiber* parent) {
+  if (f->parent == parent) return;
+  if (f->parent) {
+    if (f->prev_sibling) f->prev_sibling->next_sibling = f->next_sibling;
+    else f->parent->first_child = f->next_sibling;
+    if (f->next_sibling) f->next_sibling->prev_sibling = f->prev_sibling;
+  }
+  f->prev_sibling = f->next_sibling = nullptr;
+  f->parent = parent;
+  if (parent) {
+    f->next_sibling = parent->first_child;
+    if (parent->first_child) parent->first_child->prev_sibling = f;
+    parent->first_child = f;
+  }
+}
+
+void FiberTable::bury(WasmFiber* f) {
+  set_parent(f, nullptr);
+  f->state = FiberState::Moribund;
+  ++f->generation;
+  f->args.clear();
+  f->args.shrink_to_fit();
+  f->function = nullptr;
+  free_.push_back(f->index);
+  --live_;
+}
+
+}  // namespace weft::fibers

@@ -1,0 +1,371 @@
+// The fiber extension's execution semantics (docs/fibers.md §6) on native
+// fiber contexts. Invariants: exactly one context runs; `current_` is the
+// running fiber (nullptr = the current segment's root); a waiting or suspended
+// fiber's native context is in its WasmFiber::context (the root's in its
+// Segment); frames on fiber stacks own nothing, so dead fibers' stacks are
+// freed without unwinding.
+#include "interpreter/fiber_runtime.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "interpreter/interpreter.h"
+
+namespace weft::interpreter {
+
+using fibers::FiberState;
+using fibers::WasmFiber;
+
+namespace {
+// The top of each fiber stack is its native stack (the dispatch loop and any
+// host calls); below it are the fiber's Wasm frames and operand slots.
+constexpr size_t kNativeStackBytes = 64 * 1024;
+
+fibers::StackPoolConfig pool_config(const Config& config) {
+  fibers::StackPoolConfig c;
+  c.stack_size = std::max<uint64_t>(config.fiber_stack_size, 2 * kNativeStackBytes);
+  // No guard pages: the Wasm part is bounded by explicit checks, and guarded
+  // stacks would cap us at vm.max_map_count / 2 fibers.
+  c.guard_pages = 0;
+  return c;
+}
+
+FiberOutcome trap_outcome(runtime::TrapKind kind) {
+  FiberOutcome o;
+  o.kind = FiberOutcome::Kind::Trap;
+  o.trap = kind;
+  return o;
+}
+
+FiberOutcome done_outcome() { return FiberOutcome{}; }
+
+std::byte* align_up(std::byte* p, size_t a) {
+  return reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(p) + a - 1) & ~uintptr_t(a - 1));
+}
+}  // namespace
+
+CompiledFunction::~CompiledFunction() = default;
+
+FiberRuntime::FiberRuntime(Interpreter& interp)
+    : interp_(interp), pool_(pool_config(interp.store().config())), table_(interp.store().config().max_fibers) {}
+
+FiberRuntime::~FiberRuntime() {
+  // Fibers still suspended when the store dies are dropped without running.
+  table_.for_each_alive([&](WasmFiber& f) {
+    if (f.context) fibers::abandon(std::move(f.context));
+    if (f.stack) pool_.release(f.stack);
+    f.stack = {};
+  });
+  for (Segment& s : segments_)
+    if (s.root_context) fibers::abandon(std::move(s.root_context));
+}
+
+void FiberRuntime::enter_segment() {
+  segments_.push_back(Segment{next_segment_id_++, current_, fiber_context()});
+  current_ = nullptr;
+}
+
+void FiberRuntime::leave_segment() {
+  current_ = segments_.back().saved_current;
+  if (segments_.back().root_context) fibers::abandon(std::move(segments_.back().root_context));
+  segments_.pop_back();
+}
+
+void FiberRuntime::set_payload(uint64_t tag, const Slot* payload, uint32_t slots) {
+  outcome_ = FiberOutcome{FiberOutcome::Kind::Event, runtime::TrapKind::Unreachable, tag};
+  if (payload_.size() < slots) payload_.resize(slots);
+  if (slots) std::memcpy(payload_.data(), payload, size_t(slots) * sizeof(uint64_t));
+  payload_slots_ = slots;
+}
+
+WasmFiber* FiberRuntime::fiber_operand(uint64_t handle, FiberOutcome& trap) {
+  bool stale = false;
+  WasmFiber* f = table_.resolve(handle, stale);
+  if (!f) trap = trap_outcome(stale ? runtime::TrapKind::FiberMoribund : runtime::TrapKind::NullFiber);
+  return f;
+}
+
+fiber_context* FiberRuntime::context_slot_of_current() { return context_slot_of(current_); }
+
+void FiberRuntime::arrived(fiber_context&& from) {
+  if (dying_stack_) {
+    // The context that switched here is dead: forget it and free its stack,
+    // which nothing runs on any more.
+    if (from) fibers::abandon(std::move(from));
+    pool_.release(dying_stack_);
+    dying_stack_ = {};
+  } else if (pending_store_) {
+    *pending_store_ = std::move(from);
+    pending_store_ = nullptr;
+  }
+  // Otherwise the predecessor finished and fiber_context freed its stack.
+}
+
+bool FiberRuntime::ensure_started(WasmFiber* f, bool deliver_event) {
+  if (f->stack) return true;
+  fibers::StackResult s = pool_.allocate();
+  if (!s) return false;
+  f->stack = s.value();
+  const fibers::Stack stack = f->stack;
+  std::span<std::byte> native(stack.top() - kNativeStackBytes, kNativeStackBytes);
+  f->context = fiber_context(
+      [this, f, deliver_event](fiber_context&& from) { return fiber_main(f, std::move(from), deliver_event); },
+      native, [this, stack](std::span<std::byte>) { pool_.release(stack); });
+  return true;
+}
+
+FiberOutcome FiberRuntime::transfer(fiber_context* dest, fiber_context* save_to) {
+  runtime::ExecStack* mine = interp_.current_stack();
+  pending_store_ = save_to;
+  fiber_context from = std::move(*dest).resume();
+  arrived(std::move(from));
+  interp_.set_current_stack(mine);
+  return outcome_;
+}
+
+void FiberRuntime::transfer_dying(fiber_context* dest, fibers::Stack dying) {
+  pending_store_ = nullptr;
+  dying_stack_ = dying;
+  fiber_context from = std::move(*dest).resume();
+  // Never resumed: nobody holds this context any more.
+  fibers::abandon(std::move(from));
+  std::terminate();
+}
+
+fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool deliver_event) {
+  arrived(std::move(from));
+  // Carve the fiber's Wasm area: an ExecStack, its call frames, its slots.
+  std::byte* area = f->stack.base;
+  std::byte* area_end = f->stack.top() - kNativeStackBytes;
+  auto* exec = new (area) runtime::ExecStack();
+  std::byte* frames_begin = align_up(area + sizeof(runtime::ExecStack), alignof(Frame));
+  const size_t usable = size_t(area_end - frames_begin);
+  const size_t frame_count = std::min<size_t>(usable / 8 / sizeof(Frame), interp_.store().config().max_call_depth);
+  std::byte* slots_begin = align_up(frames_begin + frame_count * sizeof(Frame), 16);
+  exec->frames = frames_begin;
+  exec->max_depth = uint32_t(frame_count);
+  exec->base = exec->top = reinterpret_cast<uint64_t*>(slots_begin);
+  exec->limit = reinterpret_cast<uint64_t*>(area_end);
+  interp_.set_current_stack(exec);
+
+  auto* fn = static_cast<runtime::FuncInstance*>(f->function);
+  const auto* cf = static_cast<const CompiledFunction*>(fn->compiled);
+  Slot* fp = reinterpret_cast<Slot*>(slots_begin);
+  Result<void> result;
+  if (uint64_t(exec->limit - exec->base) < uint64_t(cf->frame_slots) + 1 + f->args.size()) {
+    result = make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
+    return finish(f, std::move(result), fp, 0);
+  }
+  fp[0].u64 = fibers::FiberTable::handle_of(*f);
+  if (!f->args.empty()) std::memcpy(fp + 1, f->args.data(), f->args.size() * sizeof(uint64_t));
+  const uint32_t* start = nullptr;
+  if (deliver_event) {
+    // A fresh fiber receives its first event at the function-level clauses.
+    const DispatchSite* site = cf->entry_site;
+    const fibers::DispatchTable::Entry* e = site ? site->table.find(outcome_.tag) : nullptr;
+    if (!e) {
+      result = make_error(ErrorKind::Trap, runtime::trap_message(runtime::TrapKind::UnhandledEvent));
+      return finish(f, std::move(result), fp, 0);
+    }
+    const DispatchSite::Clause& clause = site->clauses[e->value];
+    if (payload_slots_) std::memcpy(fp + clause.payload_slot, payload_.data(), size_t(payload_slots_) * 8);
+    start = cf->code.data() + clause.code_pos;
+  }
+  result = execute(interp_, cf, fp, start);
+  return finish(f, std::move(result), fp, cf->result_slots);
+}
+
+fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot* results, uint32_t result_slots) {
+  WasmFiber* parent = f->parent;
+  release_descendants(f);
+  // The stack is freed by fiber_context once we have left it.
+  f->stack = {};
+  table_.bury(f);
+  pending_store_ = nullptr;
+  if (result.ok()) {
+    // Normal return: the parent continues after its pending instruction.
+    outcome_ = FiberOutcome{FiberOutcome::Kind::Return, runtime::TrapKind::Unreachable, 0};
+    if (payload_.size() < result_slots) payload_.resize(result_slots);
+    if (result_slots) std::memcpy(payload_.data(), results, size_t(result_slots) * 8);
+    payload_slots_ = result_slots;
+    current_ = parent;
+    if (parent) parent->state = FiberState::Running;
+    return std::move(*context_slot_of(parent));
+  }
+  // A trap aborts the whole chain segment: every waiting fiber dies and the
+  // trap goes to the host call that started the segment.
+  abort_error_ = std::move(result).error();
+  outcome_ = FiberOutcome{FiberOutcome::Kind::Abort, runtime::TrapKind::Unreachable, 0};
+  for (WasmFiber* a = parent; a != nullptr;) {
+    WasmFiber* next = a->parent;
+    kill(a);
+    a = next;
+  }
+  current_ = nullptr;
+  return std::move(segments_.back().root_context);
+}
+
+void FiberRuntime::release_descendants(WasmFiber* f) {
+  std::vector<WasmFiber*> children;
+  for (WasmFiber* c = f->first_child; c; c = c->next_sibling)
+    if (c->state == FiberState::Suspended || c->state == FiberState::Fresh) children.push_back(c);
+  for (WasmFiber* c : children) kill(c);
+}
+
+void FiberRuntime::kill(WasmFiber* f) {
+  release_descendants(f);
+  if (f->context) fibers::abandon(std::move(f->context));
+  if (f->stack) pool_.release(f->stack);
+  f->stack = {};
+  table_.bury(f);
+}
+
+// ---- instructions --------------------------------------------------------------
+
+FiberOutcome FiberRuntime::new_fiber(runtime::FuncInstance* fn, const Slot* args, uint32_t slots, uint64_t& handle) {
+  WasmFiber* f = table_.create();
+  if (!f) return trap_outcome(runtime::TrapKind::TooManyFibers);
+  f->function = fn;
+  f->args.assign(reinterpret_cast<const uint64_t*>(args), reinterpret_cast<const uint64_t*>(args) + slots);
+  handle = fibers::FiberTable::handle_of(*f);
+  return done_outcome();
+}
+
+FiberOutcome FiberRuntime::spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots) {
+  WasmFiber* f = table_.create();
+  if (!f) return trap_outcome(runtime::TrapKind::TooManyFibers);
+  f->function = fn;
+  f->args.assign(reinterpret_cast<const uint64_t*>(args), reinterpret_cast<const uint64_t*>(args) + slots);
+  if (!ensure_started(f, false)) {
+    table_.bury(f);
+    return trap_outcome(runtime::TrapKind::TooManyFibers);
+  }
+  fiber_context* save = context_slot_of_current();
+  table_.set_parent(f, current_);
+  if (current_) current_->state = FiberState::Waiting;
+  f->state = FiberState::Running;
+  f->segment = segments_.back().id;
+  current_ = f;
+  return transfer(&f->context, save);
+}
+
+FiberOutcome FiberRuntime::resume(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots) {
+  FiberOutcome trap;
+  WasmFiber* t = fiber_operand(target, trap);
+  if (!t) return trap;
+  if (t->state == FiberState::Running || t->state == FiberState::Waiting)
+    return trap_outcome(runtime::TrapKind::FiberActive);
+  if (!ensure_started(t, true)) return trap_outcome(runtime::TrapKind::TooManyFibers);
+  fiber_context* save = context_slot_of_current();
+  table_.set_parent(t, current_);
+  if (current_) current_->state = FiberState::Waiting;
+  t->state = FiberState::Running;
+  t->segment = segments_.back().id;
+  current_ = t;
+  set_payload(tag, payload, slots);
+  return transfer(&t->context, save);
+}
+
+FiberOutcome FiberRuntime::suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots) {
+  if (!is_current(self)) return trap_outcome(runtime::TrapKind::NotRunningFiber);
+  WasmFiber* c = current_;
+  WasmFiber* p = c->parent;
+  c->state = FiberState::Suspended;
+  current_ = p;
+  if (p) p->state = FiberState::Running;
+  set_payload(tag, payload, slots);
+  return transfer(context_slot_of(p), &c->context);
+}
+
+FiberOutcome FiberRuntime::suspend_to(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots) {
+  FiberOutcome trap;
+  WasmFiber* t = fiber_operand(target, trap);
+  if (!t) return trap;
+  if (t == current_) return trap_outcome(runtime::TrapKind::FiberActive);
+  if (t->state == FiberState::Waiting) {
+    if (!is_ancestor(t)) return trap_outcome(runtime::TrapKind::CrossHostFrame);
+    // Pop the chain down to the ancestor: everything above it is suspended.
+    fiber_context* save = context_slot_of_current();
+    for (WasmFiber* x = current_; x != t; x = x->parent) x->state = FiberState::Suspended;
+    t->state = FiberState::Running;
+    current_ = t;
+    set_payload(tag, payload, slots);
+    return transfer(&t->context, save);
+  }
+  return resume(target, tag, payload, slots);
+}
+
+FiberOutcome FiberRuntime::switch_to(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload,
+                                     uint32_t slots) {
+  if (!is_current(self)) return trap_outcome(runtime::TrapKind::NotRunningFiber);
+  FiberOutcome trap;
+  WasmFiber* t = fiber_operand(target, trap);
+  if (!t) return trap;
+  if (t == current_) return trap_outcome(runtime::TrapKind::FiberActive);
+  if (t->state == FiberState::Waiting) return suspend_to(target, tag, payload, slots);
+  if (!ensure_started(t, true)) return trap_outcome(runtime::TrapKind::TooManyFibers);
+  // T takes C's place on the chain.
+  WasmFiber* c = current_;
+  c->state = FiberState::Suspended;
+  table_.set_parent(t, c->parent);
+  t->state = FiberState::Running;
+  t->segment = segments_.back().id;
+  current_ = t;
+  set_payload(tag, payload, slots);
+  return transfer(&t->context, &c->context);
+}
+
+FiberOutcome FiberRuntime::retire(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots) {
+  if (!is_current(self)) return trap_outcome(runtime::TrapKind::NotRunningFiber);
+  WasmFiber* c = current_;
+  WasmFiber* p = c->parent;
+  release_descendants(c);
+  fibers::Stack dying = c->stack;
+  c->stack = {};
+  table_.bury(c);
+  current_ = p;
+  if (p) p->state = FiberState::Running;
+  set_payload(tag, payload, slots);
+  transfer_dying(context_slot_of(p), dying);
+}
+
+FiberOutcome FiberRuntime::retireto(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload,
+                                    uint32_t slots) {
+  if (!is_current(self)) return trap_outcome(runtime::TrapKind::NotRunningFiber);
+  FiberOutcome trap;
+  WasmFiber* t = fiber_operand(target, trap);
+  if (!t) return trap;
+  if (t == current_) return trap_outcome(runtime::TrapKind::FiberActive);
+  if (t->state == FiberState::Waiting && !is_ancestor(t)) return trap_outcome(runtime::TrapKind::CrossHostFrame);
+  if (!ensure_started(t, true)) return trap_outcome(runtime::TrapKind::TooManyFibers);
+  WasmFiber* c = current_;
+  WasmFiber* p = c->parent;
+  if (t->state == FiberState::Waiting) {
+    for (WasmFiber* x = p; x != t; x = x->parent) x->state = FiberState::Suspended;
+  } else {
+    // T takes C's place (re-parenting first keeps T out of C's released descendants).
+    table_.set_parent(t, p);
+    t->segment = segments_.back().id;
+  }
+  release_descendants(c);
+  fibers::Stack dying = c->stack;
+  c->stack = {};
+  table_.bury(c);
+  t->state = FiberState::Running;
+  current_ = t;
+  set_payload(tag, payload, slots);
+  transfer_dying(&t->context, dying);
+}
+
+FiberOutcome FiberRuntime::release(uint64_t target) {
+  bool stale = false;
+  WasmFiber* t = table_.resolve(target, stale);
+  if (!t) return stale ? done_outcome() : trap_outcome(runtime::TrapKind::NullFiber);
+  if (t->state == FiberState::Running || t->state == FiberState::Waiting)
+    return trap_outcome(runtime::TrapKind::FiberActive);
+  kill(t);
+  return done_outcome();
+}
+
+}  // namespace weft::interpreter

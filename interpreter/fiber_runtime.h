@@ -1,0 +1,135 @@
+// Execution of the fiber extension by the interpreter (docs/fibers.md §6):
+// every started Wasm fiber runs its own invocation of the dispatch loop on its
+// own native stack (fibers::fiber_context), with its own Wasm frames and
+// operand slots carved from the same pooled stack. A switching instruction
+// does the bookkeeping here, puts the event payload in the transfer area and
+// switches native contexts; the context switched to learns what happened from
+// the FiberOutcome its own switch call returns.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/result.h"
+#include "fibers/dispatch.h"
+#include "fibers/stack_pool.h"
+#include "fibers/wasm_fiber.h"
+#include "interpreter/code.h"
+#include "runtime/store.h"
+#include "runtime/trap.h"
+
+namespace weft::interpreter {
+
+class Interpreter;
+
+// The clauses in scope at one suspension point, as a perfect-hash table from
+// tag identity to clause (docs/fibers.md §7).
+struct DispatchSite {
+  struct Clause {
+    uint32_t code_pos;      // first word of the clause in CompiledFunction::code
+    uint32_t payload_slot;  // frame slot where the tag's params are delivered
+    uint32_t tag_index;     // for `weft inspect`
+  };
+  fibers::DispatchTable table;  // tag identity → index into clauses
+  std::vector<Clause> clauses;
+  uint32_t code_pos = 0;        // the suspension instruction (for `weft inspect`)
+};
+
+// What a context learns when its switch call returns.
+struct FiberOutcome {
+  enum class Kind : uint8_t {
+    Trap,    // the instruction itself traps in this context (`trap`)
+    Event,   // an event arrived: tag identity `tag`, payload in FiberRuntime::payload()
+    Return,  // the fiber this context waited for returned: results in payload()
+    Abort,   // (segment roots only) a fiber of the segment trapped: take_abort_error()
+    Done,    // the instruction completed without switching (fiber.release)
+  };
+  Kind kind = Kind::Done;
+  runtime::TrapKind trap = runtime::TrapKind::Unreachable;
+  uint64_t tag = 0;
+};
+
+class FiberRuntime {
+ public:
+  explicit FiberRuntime(Interpreter& interp);
+  ~FiberRuntime();
+  FiberRuntime(const FiberRuntime&) = delete;
+  FiberRuntime& operator=(const FiberRuntime&) = delete;
+
+  // Host → Wasm entries start a new chain segment (host frames are barriers).
+  void enter_segment();
+  void leave_segment();
+
+  // The instructions. `payload` points at the operand slots of the event
+  // arguments (or the function arguments for new/spawn).
+  FiberOutcome new_fiber(runtime::FuncInstance* fn, const Slot* args, uint32_t slots, uint64_t& handle);
+  FiberOutcome spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots);
+  FiberOutcome resume(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
+  FiberOutcome suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots);
+  FiberOutcome suspend_to(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
+  FiberOutcome switch_to(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
+  FiberOutcome retire(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots);
+  FiberOutcome retireto(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
+  FiberOutcome release(uint64_t target);
+
+  // The transfer area: event payloads and fiber results travel here.
+  const uint64_t* payload() const { return payload_.data(); }
+  uint32_t payload_slots() const { return payload_slots_; }
+  Error take_abort_error() { return std::move(abort_error_); }
+
+  const fibers::FiberTable& table() const { return table_; }
+
+ private:
+  struct Segment {
+    uint32_t id;
+    fibers::WasmFiber* saved_current;  // the running fiber when the host entry began
+    fiber_context root_context;        // the root, while it waits for a fiber
+  };
+
+  void set_payload(uint64_t tag, const Slot* payload, uint32_t slots);
+  // Resolves a fiber operand, or sets `trap` (null/moribund).
+  fibers::WasmFiber* fiber_operand(uint64_t handle, FiberOutcome& trap);
+  bool is_ancestor(const fibers::WasmFiber* f) const {
+    return f->state == fibers::FiberState::Waiting && f->segment == segments_.back().id;
+  }
+  bool is_current(uint64_t handle) const {
+    return current_ != nullptr && fibers::FiberTable::handle_of(*current_) == handle;
+  }
+  // Gives a fresh fiber its stack and native context (not yet run); false when
+  // no stack is available.
+  bool ensure_started(fibers::WasmFiber* f, bool deliver_event);
+  // Switches to `dest`, saving the caller's context in `save_to`; returns what
+  // the caller learns when it is switched back to.
+  FiberOutcome transfer(fiber_context* dest, fiber_context* save_to);
+  // Switches to `dest` for good: the caller is dead and `dying` (its stack) is
+  // freed by the next context.
+  [[noreturn]] void transfer_dying(fiber_context* dest, fibers::Stack dying);
+  fiber_context* context_slot_of_current();
+  fiber_context* context_slot_of(fibers::WasmFiber* f) { return f ? &f->context : &segments_.back().root_context; }
+  // Called by every context right after it is switched to.
+  void arrived(fiber_context&& from);
+  // The body of a started fiber; returns the context to continue with.
+  fiber_context fiber_main(fibers::WasmFiber* f, fiber_context&& from, bool deliver_event);
+  fiber_context finish(fibers::WasmFiber* f, Result<void> result, const Slot* results, uint32_t result_slots);
+  // Frees a fiber that is not running: its stack, its suspended descendants, its slot.
+  void kill(fibers::WasmFiber* f);
+  void release_descendants(fibers::WasmFiber* f);
+
+  Interpreter& interp_;
+  fibers::StackPool pool_;
+  fibers::FiberTable table_;
+  uint32_t next_segment_id_ = 1;
+  std::vector<Segment> segments_;
+  fibers::WasmFiber* current_ = nullptr;  // nullptr: the root of the current segment
+
+  // Transfer area and the switch hand-off.
+  FiberOutcome outcome_;
+  std::vector<uint64_t> payload_;
+  uint32_t payload_slots_ = 0;
+  Error abort_error_;
+  fiber_context* pending_store_ = nullptr;
+  fibers::Stack dying_stack_;
+};
+
+}  // namespace weft::interpreter

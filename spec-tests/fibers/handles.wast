@@ -1,0 +1,268 @@
+;; Handle blocks (docs/fibers.md §5.1, §5.3, §6.10): nesting, shadowing (the
+;; innermost clause for a tag wins), code inside a clause is outside that
+;; handle's scope, delivery discards inner blocks and operands, handles as
+;; plain blocks, and tag identity across modules (imported tags keep the
+;; exporter's identity; the first clause in textual order wins when two tag
+;; indices name the same tag).
+
+(module
+  (type $g (fiber (result i32)))
+  (tag $go (param i32))
+  (tag $up (param i32))
+  (tag $a (param i32))
+  (tag $b (param i32))
+  (tag $c (param i32))
+  (tag $d (param i32))
+  (table $t 4 (ref null $g))
+
+  ;; Operands and labels between the suspension point and the clause's handle
+  ;; are discarded; values below that handle survive.
+  (func $nest (param $self (ref $g)) (result i32)
+    (unreachable)
+    (event $go (param i32)
+      (drop)
+      (i32.const 1000)
+      (handle $outer (result i32)
+        (i32.const 77)
+        (block $b (result i32)
+          (i32.const 66)
+          (handle $inner (result i32)
+            (i32.const 55)
+            (fiber.suspend $up (local.get $self) (i32.const 0))
+            (event $a (param i32) (i32.add (i32.const 10)))
+            (event $c (param i32) (br $b (i32.add (i32.const 20)))))
+          (i32.add))
+        (i32.add)
+        (event $a (param i32) (i32.add (i32.const 30000)))
+        (event $b (param i32) (i32.add (i32.const 40))))
+      (i32.add)))
+
+  ;; A suspension point inside the inner handle's clause sees only the outer
+  ;; handle.
+  (func $in-clause (param $self (ref $g)) (result i32)
+    (unreachable)
+    (event $go (param i32)
+      (drop)
+      (handle (result i32)
+        (handle (result i32)
+          (fiber.suspend $up (local.get $self) (i32.const 1))
+          (event $a (param i32)
+            (drop)
+            (fiber.suspend $up (local.get $self) (i32.const 2))))
+        (event $a (param i32) (i32.add (i32.const 500))))))
+
+  ;; A handle in the body segment shadows the function-level clause for $a.
+  ;; Spawned, so the body segment runs; it publishes its own reference.
+  (func $fl (param $self (ref $g)) (result i32)
+    (table.set $t (i32.const 0) (local.get $self))
+    (handle (result i32)
+      (fiber.suspend $up (local.get $self) (i32.const 3))
+      (event $a (param i32) (i32.add (i32.const 100))))
+    (event $a (param i32) (i32.add (i32.const 200)))
+    (event $b (param i32) (i32.add (i32.const 300))))
+
+  ;; Handles inside loops and ifs, clauses branching to outer labels.
+  (func $looper (param $self (ref $g)) (result i32)
+    (local $n i32)
+    (unreachable)
+    (event $go (param i32)
+      (drop)
+      (block $done
+        (loop $l
+          (if (i32.lt_u (local.get $n) (i32.const 100))
+            (then
+              (handle
+                (fiber.suspend $up (local.get $self) (local.get $n))
+                (event $a (param i32)
+                  (local.set $n (i32.add (local.get $n)))
+                  (br $l))
+                (event $b (param i32)
+                  (local.set $n)
+                  (br $done)))))
+          (local.set $n (i32.add (local.get $n) (i32.const 1000)))))
+      (local.get $n)))
+
+  (func (export "start") (param $which i32) (result i32)
+    (block $b3
+      (block $b2
+        (block $b1
+          (block $b0
+            (br_table $b0 $b1 $b2 $b3 (local.get $which)))
+          (table.set $t (i32.const 0) (fiber.new $nest))
+          (br $b3))
+        (table.set $t (i32.const 0) (fiber.new $in-clause))
+        (br $b3))
+      (table.set $t (i32.const 0) (fiber.new $looper))
+      (br $b3))
+    (handle (result i32)
+      (fiber.resume $g $go (table.get $t (i32.const 0)) (i32.const 0))
+      (event $up (param i32) (i32.add (i32.const 70000)))))
+  (func (export "spawn-fl") (result i32)
+    (handle (result i32)
+      (fiber.spawn $fl)
+      (event $up (param i32) (i32.add (i32.const 70000)))))
+  (func (export "send-a") (param $v i32) (result i32)
+    (handle (result i32)
+      (fiber.resume $g $a (table.get $t (i32.const 0)) (local.get $v))
+      (event $up (param i32) (i32.add (i32.const 70000)))))
+  (func (export "send-b") (param $v i32) (result i32)
+    (handle (result i32)
+      (fiber.resume $g $b (table.get $t (i32.const 0)) (local.get $v))
+      (event $up (param i32) (i32.add (i32.const 70000)))))
+  (func (export "send-c") (param $v i32) (result i32)
+    (handle (result i32)
+      (fiber.resume $g $c (table.get $t (i32.const 0)) (local.get $v))
+      (event $up (param i32) (i32.add (i32.const 70000)))))
+  (func (export "send-d") (param $v i32) (result i32)
+    (handle (result i32)
+      (fiber.resume $g $d (table.get $t (i32.const 0)) (local.get $v))
+      (event $up (param i32) (i32.add (i32.const 70000)))))
+
+  ;; A handle without switching is a block: a branch to its label or reaching
+  ;; its first clause leaves it; clauses never run.
+  (func (export "as-block") (param $x i32) (result i32)
+    (handle $h (result i32)
+      (br_if $h (i32.const 1) (local.get $x))
+      (drop)
+      (i32.const 2)
+      (event $a (param i32) (drop) (i32.const 3))
+      (event $b (param i32) (drop) (i32.const 4))))
+  (func (export "as-block-params") (param $x i32) (result i32 i32)
+    (local.get $x)
+    (i32.const 10)
+    (handle (param i32 i32) (result i32 i32)
+      (i32.add)
+      (local.get $x)
+      (event $a (param i32) (i32.const 3)))
+    )
+  (func (export "nested-as-block") (param $x i32) (result i32)
+    (handle $o (result i32)
+      (handle $i (result i32)
+        (br_table $i $o (i32.const 5) (local.get $x))
+        (event $a (param i32)))
+      (i32.add (i32.const 100))
+      (event $b (param i32))))
+)
+
+(assert_return (invoke "start" (i32.const 0)) (i32.const 70000))
+(assert_return (invoke "send-a" (i32.const 5)) (i32.const 1158))
+(assert_return (invoke "start" (i32.const 0)) (i32.const 70000))
+(assert_return (invoke "send-b" (i32.const 5)) (i32.const 1045))
+(assert_return (invoke "start" (i32.const 0)) (i32.const 70000))
+(assert_return (invoke "send-c" (i32.const 5)) (i32.const 1102))
+(assert_return (invoke "start" (i32.const 0)) (i32.const 70000))
+(assert_trap (invoke "send-d" (i32.const 5)) "unhandled event")
+
+(assert_return (invoke "start" (i32.const 1)) (i32.const 70001))
+(assert_return (invoke "send-a" (i32.const 5)) (i32.const 70002))
+(assert_return (invoke "send-a" (i32.const 6)) (i32.const 506))
+
+(assert_return (invoke "spawn-fl") (i32.const 70003))
+(assert_return (invoke "send-a" (i32.const 1)) (i32.const 101))
+(assert_return (invoke "spawn-fl") (i32.const 70003))
+(assert_return (invoke "send-b" (i32.const 1)) (i32.const 301))
+
+(assert_return (invoke "start" (i32.const 2)) (i32.const 70000))
+(assert_return (invoke "send-a" (i32.const 30)) (i32.const 70030))
+(assert_return (invoke "send-a" (i32.const 30)) (i32.const 70060))
+(assert_return (invoke "send-a" (i32.const 50)) (i32.const 1110))
+(assert_return (invoke "start" (i32.const 2)) (i32.const 70000))
+(assert_return (invoke "send-a" (i32.const 7)) (i32.const 70007))
+(assert_return (invoke "send-b" (i32.const 42)) (i32.const 42))
+
+(assert_return (invoke "as-block" (i32.const 1)) (i32.const 1))
+(assert_return (invoke "as-block" (i32.const 0)) (i32.const 2))
+(assert_return (invoke "as-block-params" (i32.const 4)) (i32.const 14) (i32.const 4))
+(assert_return (invoke "nested-as-block" (i32.const 0)) (i32.const 105))
+(assert_return (invoke "nested-as-block" (i32.const 1)) (i32.const 5))
+(assert_return (invoke "nested-as-block" (i32.const 7)) (i32.const 5))
+
+;; Tag identity across modules.
+(module $tags
+  (tag (export "e") (param i32))
+  (tag (export "f") (param i32)))
+(register "tags" $tags)
+
+(module $m2
+  (type $g (fiber (result i32)))
+  (tag $e1 (import "tags" "e") (param i32))
+  (tag $e2 (import "tags" "e") (param i32))
+  (tag $f (import "tags" "f") (param i32))
+  (tag $local (param i32))
+  (tag $up (param i32))
+  (global $fib (export "fib") (mut (ref null $g)) (ref.null $g))
+
+  ;; $e1 and $e2 are the same tag: the inner clause ($e2) wins over the outer
+  ;; one ($e1).
+  (func $nested (param $self (ref $g)) (result i32)
+    (unreachable)
+    (event $local (param i32)
+      (drop)
+      (handle (result i32)
+        (handle (result i32)
+          (fiber.suspend $up (local.get $self) (i32.const 0))
+          (event $e2 (param i32) (i32.add (i32.const 100)))
+          (event $f (param i32) (i32.add (i32.const 200))))
+        (event $e1 (param i32) (i32.add (i32.const 300)))
+        (event $local (param i32) (i32.add (i32.const 400))))))
+  ;; Two clauses of one handle for the same tag: the first one wins.
+  (func $same (param $self (ref $g)) (result i32)
+    (unreachable)
+    (event $local (param i32)
+      (drop)
+      (handle (result i32)
+        (fiber.suspend $up (local.get $self) (i32.const 0))
+        (event $e2 (param i32) (i32.add (i32.const 10)))
+        (event $e1 (param i32) (i32.add (i32.const 20))))))
+
+  (func $start (param $f (ref $g)) (result i32)
+    (global.set $fib (local.get $f))
+    (handle (result i32)
+      (fiber.resume $g $local (global.get $fib) (i32.const 0))
+      (event $up (param i32) (i32.add (i32.const 70000)))))
+  (func (export "start-nested") (result i32) (call $start (fiber.new $nested)))
+  (func (export "start-same") (result i32) (call $start (fiber.new $same)))
+  (func (export "send-e1") (param $v i32) (result i32)
+    (fiber.resume $g $e1 (global.get $fib) (local.get $v)))
+  (func (export "send-e2") (param $v i32) (result i32)
+    (fiber.resume $g $e2 (global.get $fib) (local.get $v)))
+  (func (export "send-f") (param $v i32) (result i32)
+    (fiber.resume $g $f (global.get $fib) (local.get $v)))
+  (func (export "send-local") (param $v i32) (result i32)
+    (fiber.resume $g $local (global.get $fib) (local.get $v)))
+)
+(register "m2" $m2)
+
+(assert_return (invoke $m2 "start-nested") (i32.const 70000))
+(assert_return (invoke $m2 "send-e1" (i32.const 1)) (i32.const 101))
+(assert_return (invoke $m2 "start-nested") (i32.const 70000))
+(assert_return (invoke $m2 "send-e2" (i32.const 2)) (i32.const 102))
+(assert_return (invoke $m2 "start-nested") (i32.const 70000))
+(assert_return (invoke $m2 "send-f" (i32.const 3)) (i32.const 203))
+(assert_return (invoke $m2 "start-nested") (i32.const 70000))
+(assert_return (invoke $m2 "send-local" (i32.const 4)) (i32.const 404))
+(assert_return (invoke $m2 "start-same") (i32.const 70000))
+(assert_return (invoke $m2 "send-e1" (i32.const 5)) (i32.const 15))
+(assert_return (invoke $m2 "start-same") (i32.const 70000))
+(assert_return (invoke $m2 "send-e2" (i32.const 6)) (i32.const 16))
+(assert_return (invoke $m2 "start-same") (i32.const 70000))
+(assert_trap (invoke $m2 "send-f" (i32.const 7)) "unhandled event")
+
+;; Another module resumes $m2's fiber: the imported tag is $m2's tag; a local
+;; tag with the same type is a different tag.
+(module $m3
+  (type $g3 (fiber (result i32)))
+  (tag $e (import "tags" "e") (param i32))
+  (tag $mine (param i32))
+  (global $fib (import "m2" "fib") (mut (ref null $g3)))
+  (func (export "send-e") (param $v i32) (result i32)
+    (fiber.resume $g3 $e (global.get $fib) (local.get $v)))
+  (func (export "send-mine") (param $v i32) (result i32)
+    (fiber.resume $g3 $mine (global.get $fib) (local.get $v)))
+)
+
+(assert_return (invoke $m2 "start-nested") (i32.const 70000))
+(assert_return (invoke $m3 "send-e" (i32.const 8)) (i32.const 108))
+(assert_return (invoke $m2 "start-same") (i32.const 70000))
+(assert_trap (invoke $m3 "send-mine" (i32.const 9)) "unhandled event")
+(assert_trap (invoke $m3 "send-e" (i32.const 9)) "fiber is moribund")
