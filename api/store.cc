@@ -4,6 +4,7 @@
 
 #include "api/module_impl.h"
 #include "core/module.h"
+#include "interpreter/fiber_runtime.h"
 #include "interpreter/interpreter.h"
 #include "runtime/instantiate.h"
 #include "runtime/store.h"
@@ -88,6 +89,30 @@ std::optional<Extern> Instance::get_export(std::string_view name) const {
   for (auto& [n, v] : raw->exports)
     if (n == name) return Extern{v.first, v.second};
   return std::nullopt;
+}
+
+std::vector<DispatchSiteInfo> Instance::dispatch_sites() const {
+  std::vector<DispatchSiteInfo> out;
+  const Module& module = *raw->module;
+  for (uint32_t f = module.num_imported_functions(); f < raw->functions.size(); ++f) {
+    const auto* cf = static_cast<const interpreter::CompiledFunction*>(raw->functions[f]->compiled);
+    if (!cf) continue;
+    for (const auto& site : cf->sites) {
+      if (site.get() == cf->entry_site && site->clauses.empty()) continue;  // no function-level clauses
+      DispatchSiteInfo info;
+      info.function = f;
+      info.function_name = module.function_name(f);
+      info.code_offset = site->code_pos;
+      info.function_entry = site.get() == cf->entry_site;
+      for (const auto& clause : site->clauses) info.tags.push_back({clause.tag_index, raw->tags[clause.tag_index]->id});
+      info.table_size = site->table.size();
+      info.multiplier = site->table.multiplier();
+      info.shift = site->table.shift();
+      info.build_attempts = site->table.attempts();
+      out.push_back(std::move(info));
+    }
+  }
+  return out;
 }
 
 std::vector<std::pair<std::string, Extern>> Instance::exports() const {

@@ -178,7 +178,8 @@ fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool 
 
 fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot* results, uint32_t result_slots) {
   WasmFiber* parent = f->parent;
-  release_descendants(f);
+  if (result.ok()) release_descendants(f);
+  else orphan_children(f);
   // The stack is freed by fiber_context once we have left it.
   f->stack = {};
   table_.bury(f);
@@ -194,12 +195,17 @@ fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot
     return std::move(*context_slot_of(parent));
   }
   // A trap aborts the whole chain segment: every waiting fiber dies and the
-  // trap goes to the host call that started the segment.
+  // trap goes to the host call that started the segment. Suspended fibers are
+  // not affected: the dead fibers' children lose their parent but live on.
   abort_error_ = std::move(result).error();
   outcome_ = FiberOutcome{FiberOutcome::Kind::Abort, runtime::TrapKind::Unreachable, 0};
   for (WasmFiber* a = parent; a != nullptr;) {
     WasmFiber* next = a->parent;
-    kill(a);
+    orphan_children(a);
+    if (a->context) fibers::abandon(std::move(a->context));
+    if (a->stack) pool_.release(a->stack);
+    a->stack = {};
+    table_.bury(a);
     a = next;
   }
   current_ = nullptr;
@@ -211,6 +217,10 @@ void FiberRuntime::release_descendants(WasmFiber* f) {
   for (WasmFiber* c = f->first_child; c; c = c->next_sibling)
     if (c->state == FiberState::Suspended || c->state == FiberState::Fresh) children.push_back(c);
   for (WasmFiber* c : children) kill(c);
+}
+
+void FiberRuntime::orphan_children(WasmFiber* f) {
+  while (f->first_child) table_.set_parent(f->first_child, nullptr);
 }
 
 void FiberRuntime::kill(WasmFiber* f) {

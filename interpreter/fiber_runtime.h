@@ -115,6 +115,7 @@ class FiberRuntime {
   // Frees a fiber that is not running: its stack, its suspended descendants, its slot.
   void kill(fibers::WasmFiber* f);
   void release_descendants(fibers::WasmFiber* f);
+  void orphan_children(fibers::WasmFiber* f);
 
   Interpreter& interp_;
   fibers::StackPool pool_;

@@ -68,6 +68,11 @@ struct CodeReader {
     p += 8;
     return v;
   }
+  // A value type: one byte, or 0x63/0x64 followed by a heap type (s33).
+  void value_type() {
+    uint8_t b = byte();
+    if (b == 0x63 || b == 0x64) s33();
+  }
   // A block type: 0x40, a value type, or a type index (s33). Typed reference
   // value types (0x63/0x64 heaptype) are two-part; they are one slot wide,
   // reported here as the i32 code (-1) since only the width matters.
@@ -98,7 +103,11 @@ struct CodeReader {
       case ImmKind::I64: s64(); break;
       case ImmKind::F32: p += 4; break;
       case ImmKind::F64: p += 8; break;
-      case ImmKind::SelectT: { uint32_t n = u32(); p += n; break; }
+      case ImmKind::SelectT: {
+        uint32_t n = u32();
+        for (uint32_t i = 0; i < n; ++i) value_type();
+        break;
+      }
       case ImmKind::HeapType: s33(); break;
       case ImmKind::MemoryInit: u32(); byte(); break;
       case ImmKind::MemoryCopy: byte(); byte(); break;

@@ -23,18 +23,51 @@ bool limits_match(uint64_t actual_min, std::optional<uint64_t> actual_max, const
   return true;
 }
 
-Result<void> check_import(Store& store, const Module& module, const Import& imp, const ExternValue& ext) {
+// Module types compared across modules: a typed reference names its fiber
+// type by module-local index, so each type is interned with those indices
+// replaced by the referenced types' store-wide ids (structural equivalence).
+class TypeCanonicalizer {
+ public:
+  TypeCanonicalizer(Store& store, const Module& module)
+      : store_(store), module_(module), memo_(module.types.size(), kUnknown) {}
+
+  TypeId type_id(uint32_t index) {
+    if (memo_[index] >= 0) return TypeId(memo_[index]);
+    // A type that refers back to itself (directly or not) is identified by its
+    // position; such types only match themselves.
+    if (memo_[index] == kInProgress) return TypeId(0x80000000u + index);
+    memo_[index] = kInProgress;
+    FuncType t = module_.types[index];
+    for (ValType& v : t.params) v = value_type(v);
+    for (ValType& v : t.results) v = value_type(v);
+    memo_[index] = store_.intern_type(t);
+    return TypeId(memo_[index]);
+  }
+  ValType value_type(ValType v) {
+    if (v.kind == ValType::TypedRef && v.type_index < module_.types.size()) v.type_index = type_id(v.type_index);
+    return v;
+  }
+
+ private:
+  static constexpr int64_t kUnknown = -1, kInProgress = -2;
+  Store& store_;
+  const Module& module_;
+  std::vector<int64_t> memo_;
+};
+
+Result<void> check_import(TypeCanonicalizer& types, const Import& imp, const ExternValue& ext) {
   if (ext.kind != imp.kind || ext.object == nullptr) return unlinkable(imp, "incompatible import type");
   switch (imp.kind) {
     case ExternKind::Func: {
       auto* f = static_cast<FuncInstance*>(ext.object);
-      if (f->type_id != store.intern_type(module.types[imp.type_index]))
+      if (f->type_id != types.type_id(imp.type_index))
         return unlinkable(imp, "incompatible import type (function signature differs)");
       return {};
     }
     case ExternKind::Table: {
       auto* t = static_cast<TableInstance*>(ext.object);
-      if (t->type.element != imp.table.element) return unlinkable(imp, "incompatible import type (element type)");
+      if (t->type.element != types.value_type(imp.table.element))
+        return unlinkable(imp, "incompatible import type (element type)");
       if (!limits_match(t->size(), t->type.limits.max, imp.table.limits))
         return unlinkable(imp, "incompatible import type (table limits)");
       return {};
@@ -47,12 +80,13 @@ Result<void> check_import(Store& store, const Module& module, const Import& imp,
     }
     case ExternKind::Global: {
       auto* g = static_cast<GlobalInstance*>(ext.object);
-      if (!(g->type == imp.global)) return unlinkable(imp, "incompatible import type (global type)");
+      if (!(g->type == GlobalType{types.value_type(imp.global.type), imp.global.is_mutable}))
+        return unlinkable(imp, "incompatible import type (global type)");
       return {};
     }
     case ExternKind::Tag: {
       auto* t = static_cast<TagInstance*>(ext.object);
-      if (t->type_id != store.intern_type(module.types[imp.type_index]))
+      if (t->type_id != types.type_id(imp.type_index))
         return unlinkable(imp, "incompatible import type (tag signature differs)");
       return {};
     }
@@ -108,7 +142,8 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
   const Module& module = *module_ptr;
   if (imports.size() != module.imports.size())
     return make_error(ErrorKind::Unlinkable, "wrong number of imports");
-  for (size_t i = 0; i < imports.size(); ++i) WEFT_TRY(check_import(store, module, module.imports[i], imports[i]));
+  TypeCanonicalizer types(store, module);
+  for (size_t i = 0; i < imports.size(); ++i) WEFT_TRY(check_import(types, module.imports[i], imports[i]));
 
   // Allocate memories and tables before anything is visible so a resource failure leaves no partial instance.
   std::vector<std::unique_ptr<MemoryInstance>> new_memories;
@@ -118,7 +153,9 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
   }
   std::vector<std::unique_ptr<TableInstance>> new_tables;
   for (const Table& table : module.tables) {
-    WEFT_TRY_ASSIGN(auto t, TableInstance::create(table.type, 0, store.config().max_table_elements));
+    TableType type = table.type;
+    type.element = types.value_type(type.element);
+    WEFT_TRY_ASSIGN(auto t, TableInstance::create(type, 0, store.config().max_table_elements));
     new_tables.push_back(std::move(t));
   }
 
@@ -128,7 +165,7 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
   inst->info = info;
   inst->store = &store;
   inst->type_ids.reserve(module.types.size());
-  for (const FuncType& t : module.types) inst->type_ids.push_back(store.intern_type(t));
+  for (uint32_t i = 0; i < module.types.size(); ++i) inst->type_ids.push_back(types.type_id(i));
 
   for (size_t i = 0; i < imports.size(); ++i) {
     const ExternValue& ext = imports[i];
@@ -155,11 +192,11 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
   for (auto& m : new_memories) inst->memories.push_back(store.add_memory(std::move(m)));
   for (const Global& global : module.globals) {
     auto g = std::make_unique<GlobalInstance>();
-    g->type = global.type;
+    g->type = GlobalType{types.value_type(global.type.type), global.type.is_mutable};
     eval_const_expr(*inst, global.init, g->value);
     inst->globals.push_back(store.add_global(std::move(g)));
   }
-  for (const Tag& tag : module.tags) inst->tags.push_back(store.add_tag(module.types[tag.type_index]));
+  for (const Tag& tag : module.tags) inst->tags.push_back(store.add_tag(inst->type_ids[tag.type_index]));
   for (const Export& e : module.exports) {
     void* obj = nullptr;
     switch (e.kind) {

@@ -86,10 +86,10 @@ GlobalInstance* Store::add_global(std::unique_ptr<GlobalInstance> g) {
   globals_.push_back(std::move(g));
   return globals_.back().get();
 }
-TagInstance* Store::add_tag(const FuncType& type) {
+TagInstance* Store::add_tag(TypeId type) {
   auto t = std::make_unique<TagInstance>();
   t->id = tags_.size() + 1;  // identities start at 1: 0 marks empty dispatch slots
-  t->type_id = intern_type(type);
+  t->type_id = type;
   t->type = &type_of(t->type_id);
   t->param_slots = slot_count(t->type->params);
   tags_.push_back(std::move(t));

@@ -64,7 +64,7 @@ class Store {
   MemoryInstance* add_memory(std::unique_ptr<MemoryInstance> m);
   TableInstance* add_table(std::unique_ptr<TableInstance> t);
   GlobalInstance* add_global(std::unique_ptr<GlobalInstance> g);
-  TagInstance* add_tag(const FuncType& type);
+  TagInstance* add_tag(TypeId type);
   Instance* add_instance(std::unique_ptr<Instance> i);
 
   // Calls a function from the host (entry into Wasm or a host function).

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Runs the WebAssembly spec test suite with `weft wast` (one process per file,
 # so a crash or hang in one file cannot hide the others) and prints a per-file
-# table and the final line "spec: N passed, M failed". Exits non-zero if any
-# check failed. Files listed in spec-tests/interp.failures are marked
-# "(expected)" in the table.
+# table and the line "spec: N passed, M failed". Exits non-zero if any check
+# failed. Files listed in spec-tests/interp.failures are marked "(expected)" in
+# the table.
+#
+# Then the fiber extension's suite, spec-tests/fibers/*.wast (docs/fibers.md
+# §15), as rows "fibers/FILE" of the same table (with the options of a file
+# whose first line is `;; weft-wast-options: OPTIONS`) and the line "fibers: N passed, M failed".
+# Files listed in spec-tests/fibers.failures are marked "(expected)"; they do
+# not make the script fail while they fail, but passing ones do ("remove it
+# from spec-tests/fibers.failures"), as in ctest. Unlisted fiber files must pass.
 #
 # usage: spec-tests/run-spec.sh [--details] [WEFT_BINARY]
 #   --details        print the first failure messages of each failing file
@@ -56,7 +63,7 @@ for file in $(ls *.wast | grep -v '^simd_' | sort); do
     failed="$(printf '%s\n' "$summary" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed$/\2/')"
     counts="$passed passed, $failed failed"
   fi
-  printf '%-8s %-32s %s%s\n' "$status" "$file" "$counts" "$note"
+  printf '%-8s %-38s %s%s\n' "$status" "$file" "$counts" "$note"
   if [ $details = 1 ] && [ "$status" != PASS ]; then
     printf '%s\n' "$output" | grep -vE '^(PASS|FAIL) |^spec: ' | head -n 3
   fi
@@ -65,6 +72,57 @@ for file in $(ls *.wast | grep -v '^simd_' | sort); do
   if [ "$status" = PASS ]; then files_passed=$((files_passed + 1)); else files_failed=$((files_failed + 1)); fi
 done
 
+# ─── The fiber extension's suite ─────────────────────────────────────────────
+fexpected=" $(sed -e 's/#.*//' "$root/spec-tests/fibers.failures" 2>/dev/null | tr -s ' \t\n' ' ') "
+weft_help="$("$weft" wast --help 2>&1)"
+fibers_passed=0
+fibers_failed=0
+fibers_bad=0   # unlisted files that fail, listed files that pass
+cd "$root/spec-tests/fibers"
+for file in $(ls *.wast 2>/dev/null | sort); do
+  options="$(sed -n '1s/^;; weft-wast-options:[[:space:]]*//p' "$file")"
+  missing=""
+  for option in $options; do
+    case "$weft_help" in *"${option%%=*}"*) ;; *) missing="${option%%=*}";; esac
+  done
+  note=""
+  listed=0
+  case "$fexpected" in *" $file "*) note=" (expected)"; listed=1;; esac
+  if [ -n "$missing" ]; then
+    status="NO-OPT"; passed=0; failed=1; counts="weft wast has no $missing option"
+  else
+    # shellcheck disable=SC2086  # options are words
+    output="$(timeout "$timeout_s" "$weft" wast --tier=interp $options "$file" 2>&1)"
+    rc=$?
+    summary="$(printf '%s\n' "$output" | grep -E "^(PASS|FAIL) $file: " | tail -n 1)"
+    if [ $rc -eq 124 ]; then
+      status="TIMEOUT"; passed=0; failed=1; counts="killed after ${timeout_s}s"
+    elif [ -z "$summary" ] || [ $rc -gt 2 ]; then
+      status="CRASH"; passed=0; failed=1; counts="exit status $rc"
+    else
+      status="${summary%% *}"
+      passed="$(printf '%s\n' "$summary" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed$/\1/')"
+      failed="$(printf '%s\n' "$summary" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed$/\2/')"
+      counts="$passed passed, $failed failed"
+    fi
+  fi
+  if [ "$status" = PASS ] && [ $listed = 1 ]; then
+    note=" (expected to fail: remove it from spec-tests/fibers.failures)"
+    fibers_bad=$((fibers_bad + 1))
+  elif [ "$status" != PASS ] && [ $listed = 0 ]; then
+    fibers_bad=$((fibers_bad + 1))
+  fi
+  printf '%-8s %-38s %s%s\n' "$status" "fibers/$file" "$counts" "$note"
+  if [ $details = 1 ] && [ "$status" != PASS ] && [ -n "${output:-}" ]; then
+    printf '%s\n' "$output" | grep -vE '^(PASS|FAIL) |^spec: ' | head -n 3
+  fi
+  output=""
+  fibers_passed=$((fibers_passed + passed))
+  fibers_failed=$((fibers_failed + failed))
+  if [ "$status" = PASS ]; then files_passed=$((files_passed + 1)); else files_failed=$((files_failed + 1)); fi
+done
+
 echo "files: $files_passed passed, $files_failed failed"
 echo "spec: $total_passed passed, $total_failed failed"
-[ "$total_failed" -eq 0 ]
+echo "fibers: $fibers_passed passed, $fibers_failed failed"
+[ "$total_failed" -eq 0 ] && [ "$fibers_bad" -eq 0 ]

@@ -49,6 +49,15 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
                          std::to_string(defaults.max_call_depth) + ")")
       ->type_name("N")
       ->check(CLI::Range(uint32_t(1), uint32_t(10'000'000)));
+  command.add_option("--max-fibers", limits.max_fibers,
+                     "Most fibers alive at once; fiber.new/fiber.spawn beyond trap \"too many fibers\" (default " +
+                         std::to_string(defaults.max_fibers) + ")")
+      ->type_name("N");
+  command.add_option("--fiber-stack-size", limits.fiber_stack_size,
+                     "Bytes reserved per started fiber: its native stack (64 KiB) plus its Wasm frames and "
+                     "operands; committed lazily (default " + std::to_string(defaults.fiber_stack_size) + ")")
+      ->type_name("BYTES")
+      ->check(CLI::Range(uint64_t(128 * 1024), uint64_t(1) << 32));
 }
 
 Config make_config(const std::string& tier, const LimitArgs& limits) {
@@ -57,6 +66,8 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.max_memory_pages) config.max_memory_pages = *limits.max_memory_pages;
   if (limits.max_table_elements) config.max_table_elements = *limits.max_table_elements;
   if (limits.max_call_depth) config.max_call_depth = *limits.max_call_depth;
+  if (limits.max_fibers) config.max_fibers = *limits.max_fibers;
+  if (limits.fiber_stack_size) config.fiber_stack_size = *limits.fiber_stack_size;
   return config;
 }
 

@@ -21,6 +21,7 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_wast_command(CLI::App& app, int& exit_code);
 void add_validate_command(CLI::App& app, int& exit_code);
 void add_wat2wasm_command(CLI::App& app, int& exit_code);
+void add_inspect_command(CLI::App& app, int& exit_code);
 
 // `--tier=NAME`: the execution tier. Only "interp" exists for now; anything
 // else is rejected while parsing the command line.
@@ -28,12 +29,15 @@ CLI::Option* add_tier_option(CLI::App& command, std::string& tier);
 Config make_config(const std::string& tier);
 
 // Resource limits (docs/cli.md, "Limits"): --fuel, --max-memory-pages,
-// --max-table-elements, --max-call-depth. Unset options keep Config's defaults.
+// --max-table-elements, --max-call-depth, --max-fibers, --fiber-stack-size.
+// Unset options keep Config's defaults.
 struct LimitArgs {
   std::optional<uint64_t> fuel;
   std::optional<uint64_t> max_memory_pages;
   std::optional<uint64_t> max_table_elements;
   std::optional<uint32_t> max_call_depth;
+  std::optional<uint64_t> max_fibers;        // fiber extension
+  std::optional<uint64_t> fiber_stack_size;  // bytes per started fiber
 };
 void add_limit_options(CLI::App& command, LimitArgs& limits);
 Config make_config(const std::string& tier, const LimitArgs& limits);

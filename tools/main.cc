@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_wast_command(app, exit_code);
   add_validate_command(app, exit_code);
   add_wat2wasm_command(app, exit_code);
+  add_inspect_command(app, exit_code);
 
   // CLI11 reports an unknown command only as "a subcommand is required".
   if (argc > 1 && argv[1][0] != '-') {

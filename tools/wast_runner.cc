@@ -359,7 +359,8 @@ class Runner {
     std::vector<Value> args;
     args.reserve(action.args.size());
     for (size_t i = 0; i < action.args.size(); ++i) {
-      if (type.params[i].kind != action.args[i].type.kind)
+      auto is_fiber = [](ValType t) { return t.kind == ValType::FiberRef || t.kind == ValType::TypedRef; };
+      if (type.params[i].kind != action.args[i].type.kind && !(is_fiber(type.params[i]) && is_fiber(action.args[i].type)))
         return make_error(ErrorKind::Usage, "argument " + std::to_string(i) + " of \"" + action.name + "\" must be " +
                                                 to_string(type.params[i]));
       args.push_back(to_value(action.args[i]));

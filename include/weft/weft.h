@@ -102,9 +102,25 @@ struct Extern {
 // return an Error (kind Trap) to trap.
 using HostCallback = std::function<Result<void>(std::span<const Value> args, std::span<Value> results)>;
 
+// One suspension point's event dispatch table (fiber extension), for
+// inspection: which tags it handles and how its perfect hash came out.
+struct DispatchSiteInfo {
+  uint32_t function = 0;       // function index
+  std::string function_name;
+  uint32_t code_offset = 0;    // position in the executor's code (words)
+  bool function_entry = false; // the function-level clauses a fresh fiber starts at
+  std::vector<std::pair<uint32_t, uint64_t>> tags;  // (tag index, tag identity) per key
+  size_t table_size = 0;
+  uint64_t multiplier = 0;
+  uint32_t shift = 0;
+  uint32_t build_attempts = 0;  // multipliers tried until one was collision-free
+  uint32_t probes = 1;          // per lookup: always one
+};
+
 // An instantiated module.
 class Instance {
  public:
+  std::vector<DispatchSiteInfo> dispatch_sites() const;
   std::optional<Extern> get_export(std::string_view name) const;
   std::vector<std::pair<std::string, Extern>> exports() const;
   runtime::Instance* raw = nullptr;

@@ -253,8 +253,8 @@
 (module $m3
   (type $g3 (fiber (result i32)))
   (tag $e (import "tags" "e") (param i32))
-  (tag $mine (param i32))
   (global $fib (import "m2" "fib") (mut (ref null $g3)))
+  (tag $mine (param i32))
   (func (export "send-e") (param $v i32) (result i32)
     (fiber.resume $g3 $e (global.get $fib) (local.get $v)))
   (func (export "send-mine") (param $v i32) (result i32)

@@ -4,6 +4,8 @@
 // the handler-scope side tables, and the spec's §11 worked example.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "core/leb128.h"
 #include "core/opcodes.h"
 #include "validator/validator.h"
@@ -700,6 +702,14 @@ TEST(FiberInstructions, MalformedAndTruncatedBytesNeverCrash) {
     Module m = base;
     m.functions.back().body.resize(n);
     EXPECT_FALSE(validate_module(m).ok()) << "prefix " << n;
+  }
+  // Random corruptions of fiber code: errors, never crashes or hangs.
+  std::mt19937 rng(4242);
+  for (int round = 0; round < 20000; ++round) {
+    Module m = base;
+    std::vector<uint8_t>& b = m.functions.back().body;
+    for (int k = 0; k < 3; ++k) b[rng() % b.size()] = uint8_t(round % 4 == 0 ? 0xFA : rng());
+    (void)validate_module(m);
   }
   // An unknown 0xFA sub-opcode is malformed.
   base.functions.back().body = {0xFA, 0x7F, 0x0B};
