@@ -36,20 +36,19 @@ spec: build
 	bash spec-tests/run-spec.sh $(WEFT)
 
 demo: build
-	@echo "== weft demo: examples/fib.wat, run with 'weft run --invoke NAME FILE ARGS...'"
-	@echo "-- fib(50), iterative:"
+	@echo "== weft demo: the fiber extension (examples/README.md explains each example)"
+	@echo "-- generator: a fiber yields array elements to its consumer; sum of 1..10:"
+	$(WEFT) run --invoke main examples/generator.wat
+	@echo "-- green threads: three adder threads under a canceling arena manager"
+	@echo "   (winner's index, its total, the canceled threads' totals):"
+	$(WEFT) run --invoke main examples/green-threads.wat
+	@echo "-- async I/O: a Wasm scheduler multiplexing fetches over simulated I/O:"
+	$(WEFT) run --invoke main examples/async-io/scheduler.wat
+	@echo "-- the perfect-hash event dispatch tables of the green-threads example:"
+	$(WEFT) inspect --dispatch examples/green-threads.wat
+	@echo "-- plain Wasm: fib(50), and a trap with its backtrace (exit status 1):"
 	$(WEFT) run --invoke fib examples/fib.wat 50
-	@echo "-- fib_rec(25), naive recursion (242785 calls):"
-	$(WEFT) run --invoke fib_rec examples/fib.wat 25
-	@echo "-- fac(20):"
-	$(WEFT) run --invoke fac examples/fib.wat 20
-	@echo "-- golden_ratio(40) = fib(41) / fib(40):"
-	$(WEFT) run --invoke golden_ratio examples/fib.wat 40
-	@echo "-- div(7, 0) traps; weft prints the trap and exits with status 1:"
 	-$(WEFT) run --invoke div examples/fib.wat 7 0
-	@echo "-- wat2wasm + validate:"
-	$(WEFT) wat2wasm examples/fib.wat -o $(BUILD_DIR)/fib.wasm
-	$(WEFT) validate $(BUILD_DIR)/fib.wasm
 
 # Benchmarks (no timing assertions anywhere): P1 native fiber switch, ours vs Boost.Context.
 bench: deps
