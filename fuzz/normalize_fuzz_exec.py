@@ -21,10 +21,12 @@ def number(tok):
         return "externref"
     if re.fullmatch(r"[+-]?nan(:0x[0-9a-f]+)?", low):
         return "nan"
-    if re.fullmatch(r"[+-]?\d+", tok):
-        return str(int(tok))
-    if re.fullmatch(r"[+-]?0x[0-9a-f]+", low):
-        return str(int(low, 16))
+    # Integers up to 2^53 compare exactly; beyond, a token may be a float that
+    # Binaryen printed as an integer (with made-up low digits), so both sides
+    # compare as doubles there (i64 results above 2^53 lose their low bits).
+    if re.fullmatch(r"[+-]?\d+", tok) or re.fullmatch(r"[+-]?0x[0-9a-f]+", low):
+        v = int(low, 16) if "x" in low else int(tok)
+        return str(v) if abs(v) <= 2**53 else repr(float(v))
     try:
         f = float(tok)
     except ValueError:
@@ -33,7 +35,7 @@ def number(tok):
         return "nan"
     if f in (float("inf"), float("-inf")):
         return "inf" if f > 0 else "-inf"
-    if f.is_integer() and abs(f) < 2.0**64:
+    if f.is_integer() and abs(f) <= 2.0**53:
         return str(int(f))
     return repr(f)
 

@@ -58,6 +58,8 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
                      "operands; committed lazily (default " + std::to_string(defaults.fiber_stack_size) + ")")
       ->type_name("BYTES")
       ->check(CLI::Range(uint64_t(128 * 1024), uint64_t(1) << 32));
+  command.add_flag("--disable-fibers", limits.disable_fibers,
+                   "Strict Wasm 2.0: reject the fiber extension's types, tags and instructions as malformed");
 }
 
 Config make_config(const std::string& tier, const LimitArgs& limits) {
@@ -68,6 +70,7 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.max_call_depth) config.max_call_depth = *limits.max_call_depth;
   if (limits.max_fibers) config.max_fibers = *limits.max_fibers;
   if (limits.fiber_stack_size) config.fiber_stack_size = *limits.fiber_stack_size;
+  if (limits.disable_fibers) config.enable_fibers = false;
   return config;
 }
 

@@ -38,6 +38,7 @@ struct LimitArgs {
   std::optional<uint32_t> max_call_depth;
   std::optional<uint64_t> max_fibers;        // fiber extension
   std::optional<uint64_t> fiber_stack_size;  // bytes per started fiber
+  bool disable_fibers = false;               // strict Wasm 2.0: no 0xFA/0x5C/… encodings
 };
 void add_limit_options(CLI::App& command, LimitArgs& limits);
 Config make_config(const std::string& tier, const LimitArgs& limits);

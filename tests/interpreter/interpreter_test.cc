@@ -180,5 +180,51 @@ TEST(Interpreter, HugeLocalCountIsALimitErrorNotACrash) {
   EXPECT_EQ(inst.error().kind, ErrorKind::Limit);
 }
 
+// Regression: the host-call path kept a std::vector (arguments beyond 16
+// slots) and the callback's Result alive across the dispatch loop's indirect
+// goto, which runs no destructors — every such call leaked under GCC (found by
+// LeakSanitizer in `make test-asan`) and Clang refused to compile it.
+TEST(Interpreter, HostCallsWithManyArgumentsAndTrapsDoNotLeak) {
+  Engine engine;
+  Store store(engine);
+  Linker linker;
+  std::vector<ValType> params(20, ValType::i64());
+  linker.define("env", "sum20",
+                store.create_host_function(FuncType{params, {ValType::i64()}},
+                                           [](std::span<const Value> args, std::span<Value> results) -> Result<void> {
+                                             uint64_t sum = 0;
+                                             for (const Value& a : args) sum += a.as_i64();
+                                             results[0] = Value::i64(sum);
+                                             return {};
+                                           }));
+  linker.define("env", "fail",
+                store.create_host_function(FuncType{{}, {}}, [](std::span<const Value>, std::span<Value>) -> Result<void> {
+                  return make_error(ErrorKind::Trap, "host says no: a message long enough to live on the heap");
+                }));
+  std::string args;
+  for (int i = 1; i <= 20; ++i) args += "(i64.const " + std::to_string(i) + ") ";
+  auto module = WasmModule::from_text(engine, R"((module
+    (import "env" "sum20" (func $sum20 (param i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64) (result i64)))
+    (import "env" "fail" (func $fail))
+    (func (export "run") (param i32) (result i64) (local i64)
+      (loop $l
+        (local.set 1 (i64.add (local.get 1) (call $sum20 )" + args + R"()))
+        (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
+      (local.get 1))
+    (func (export "fail") (call $fail)))
+  )");
+  ASSERT_TRUE(module.ok()) << module.error().to_string();
+  auto inst = store.instantiate(*module, linker);
+  ASSERT_TRUE(inst.ok()) << inst.error().to_string();
+  auto r = store.call(*inst->get_export("run"), std::vector<Value>{Value::i32(100)});
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ((*r)[0].as_i64(), 100u * 210u);
+  for (int i = 0; i < 10; ++i) {
+    auto f = store.call(*inst->get_export("fail"), {});
+    ASSERT_FALSE(f.ok());
+    EXPECT_EQ(f.error().message, "host says no: a message long enough to live on the heap");
+  }
+}
+
 }  // namespace
 }  // namespace weft
