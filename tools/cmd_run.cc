@@ -20,6 +20,7 @@ struct RunArgs {
   std::vector<std::string> args;
   std::string invoke;
   std::string tier = "interp";
+  LimitArgs limits;
   std::vector<std::string> env;   // --env KEY=VALUE | KEY
   std::vector<std::string> dirs;  // --dir HOST[::GUEST]
 };
@@ -86,7 +87,7 @@ int run_module(const RunArgs& a) {
   Result<std::unique_ptr<wasi::WasiContext>> wasi = wasi::WasiContext::create(std::move(*options));
   if (!wasi.ok()) return usage_error(wasi.error().message);
 
-  Engine engine(make_config(a.tier));
+  Engine engine(make_config(a.tier, a.limits));
   Result<WasmModule> module = WasmModule::from_file(engine, a.file);
   if (!module.ok()) return report_error(module.error(), a.file);
 
@@ -173,6 +174,7 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->type_name("HOST[::GUEST]")
       ->allow_extra_args(false);
   add_tier_option(*cmd, args->tier);
+  add_limit_options(*cmd, args->limits);
   cmd->add_option("file", args->file, "Module file (.wasm binary or .wat text)")->required();
   cmd->add_option("args", args->args, "Program arguments (argv[1..]), or with --invoke the function's arguments");
   // Options go before FILE; everything after it is an argument (as in wasmtime).
