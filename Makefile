@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 spec demo fuzz bench clean
+.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential bench clean
 
 all: build
 
@@ -57,10 +57,30 @@ bench: deps
 	build-bench/bench/fiber_switch --benchmark_repetitions=10 --benchmark_enable_random_interleaving=true \
 	  --benchmark_report_aggregates_only=true
 
-# libFuzzer on the decoder and the text parsers, seeded with the suite's modules
-# (FUZZ_SECONDS per target, default 120).
+# libFuzzer on the decoder, the text parsers and execution (fuel-limited),
+# seeded with the suite's modules (FUZZ_SECONDS per target, default 120).
 fuzz: deps
 	bash fuzz/run.sh
+
+# Every fuzzer for 60 s on a fresh copy of the seeds; fails on any finding
+# (crash, sanitizer report, timeout). Inputs that fail: build-fuzz/artifacts/.
+fuzz-smoke: deps
+	bash fuzz/run.sh smoke
+
+# Unit and spec tests built with ASan+UBSan (RelWithDebInfo) in build-asan. A
+# sanitizer report (UBSan included) fails the test that produced it.
+ASAN_DIR ?= build-asan
+test-asan: deps
+	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=ON
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS)
+
+# Differential testing against Binaryen's interpreter (DIFF_N modules, default
+# 1000): "differential: N agreed, M mismatched"; mismatches kept in build-diff/mismatches.
+DIFF_N ?= 1000
+differential: deps
+	JOBS=$(JOBS) bash fuzz/differential.sh $(DIFF_N)
 
 clean:
 	rm -rf $(BUILD_DIR)

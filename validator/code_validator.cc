@@ -278,7 +278,9 @@ bool CodeValidator::read_block_type(BlockSig& out) {
   if (index < 0) return malformed("malformed block type");
   if (uint64_t(index) >= module_.types.size()) return unknown("type", index);
   const FuncType& type = module_.types[size_t(index)];
-  if (type.is_fiber) return invalid("type mismatch: block type " + std::to_string(index) + " is a fiber type");
+  if (type.is_fiber)
+    return invalid("type mismatch: block type is not a function type: type " + std::to_string(index) +
+                   " is a fiber type");
   out = {type.params, type.results};
   return true;
 }
@@ -538,7 +540,8 @@ bool CodeValidator::call(Opcode op) {
     if (type_index >= module_.types.size()) return unknown("type", type_index);
     type = &module_.types[type_index];
     if (type->is_fiber)
-      return invalid("type mismatch: call_indirect type " + std::to_string(type_index) + " is a fiber type");
+      return invalid("type mismatch: not a function type: call_indirect type " + std::to_string(type_index) +
+                     " is a fiber type");
     if (!pop_expect(ValType::i32())) return false;
   }
   if (!pop_all(type->params)) return false;
@@ -639,6 +642,9 @@ bool CodeValidator::reference(Opcode op) {
         case TypeDecode::Truncated: return truncated();
         case TypeDecode::Malformed: return malformed("malformed reference type");
       }
+      if (t.kind == ValType::TypedRef && t.type_index < module_.types.size() && !module_.types[t.type_index].is_fiber)
+        return invalid("type mismatch: ref.null of a non-fiber type: type " + std::to_string(t.type_index) +
+                       " is a function type");
       if (!check_valtype(t)) return false;
       push(t);
       return true;

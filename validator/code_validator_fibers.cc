@@ -22,7 +22,7 @@ bool CodeValidator::read_fiber_type(uint32_t& index) {
   if (!read_u32(index)) return false;
   if (index >= module_.types.size()) return unknown("type", index);
   if (!module_.types[index].is_fiber)
-    return invalid("type mismatch: type " + std::to_string(index) + " is not a fiber type");
+    return invalid("type mismatch: not a fiber type: type " + std::to_string(index) + " is a function type");
   return true;
 }
 

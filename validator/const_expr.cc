@@ -74,6 +74,12 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
           case TypeDecode::Truncated: return truncated();
           case TypeDecode::Malformed: return const_error(ErrorKind::Malformed, "malformed reference type", where);
         }
+        if (t.kind == ValType::TypedRef && t.type_index < ctx.module.types.size() &&
+            !ctx.module.types[t.type_index].is_fiber)
+          return const_error(ErrorKind::Invalid,
+                             "type mismatch: ref.null of a non-fiber type: type " + std::to_string(t.type_index) +
+                                 " is a function type",
+                             where);
         if (std::string problem = valtype_problem(t, ctx.module, ctx.options); !problem.empty())
           return const_error(ErrorKind::Invalid, std::move(problem), where);
         last = t;

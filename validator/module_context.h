@@ -84,7 +84,7 @@ inline std::string valtype_problem(ValType t, const Module& module, const Valida
       if (t.type_index >= module.types.size()) return "unknown type " + index + " in " + to_string(t);
       if (t.type_index >= type_bound) return "forward reference to type " + index + " in " + to_string(t);
       if (!module.types[t.type_index].is_fiber)
-        return "type mismatch: " + to_string(t) + " needs a fiber type, type " + index + " is a function type";
+        return "type mismatch: reference to a non-fiber type: " + to_string(t) + " names function type " + index;
       return {};
     }
   }

@@ -28,12 +28,12 @@ Result<void> check_type_index(const ModuleContext& ctx, uint32_t index, const st
   return {};
 }
 
-// Functions, blocks and tags need a function type, not a fiber type.
-Result<void> check_function_type_index(const ModuleContext& ctx, uint32_t index, const std::string& where) {
+// Functions and tags need a function type, not a fiber type.
+Result<void> check_function_type_index(const ModuleContext& ctx, uint32_t index, const std::string& where,
+                                       const char* message = "type mismatch: function type expected") {
   WEFT_TRY(check_type_index(ctx, index, where));
   if (ctx.module.types[index].is_fiber)
-    return module_error("type mismatch: type " + std::to_string(index) + " is a fiber type, not a function type, in " +
-                        where);
+    return module_error(std::string(message) + ": type " + std::to_string(index) + " is a fiber type, in " + where);
   return {};
 }
 
@@ -59,8 +59,9 @@ Result<void> check_memory_type(const MemoryType& type, const std::string& where)
 
 // Tags (exception handling / fiber events) carry values but return nothing.
 Result<void> check_tag_type(const ModuleContext& ctx, uint32_t type_index, const std::string& where) {
-  if (!ctx.options.enable_fibers) return module_error("fiber support is not enabled: tags are not part of Wasm 2.0 in " + where);
-  WEFT_TRY(check_function_type_index(ctx, type_index, where));
+  if (!ctx.options.enable_fibers)
+    return module_error("fiber support is not enabled: tags are not part of Wasm 2.0 in " + where);
+  WEFT_TRY(check_function_type_index(ctx, type_index, where, "type mismatch: tag type must be a function type"));
   if (!ctx.module.types[type_index].results.empty()) return module_error("non-empty tag result type in " + where);
   return {};
 }

@@ -139,7 +139,7 @@ TEST(FiberTypes, TypedReferencesNameEarlierFiberTypes) {
   Builder to_func;  // (ref $f) of a function type
   to_func.type({}, {});
   to_func.type({ref(0)}, {});
-  EXPECT_TRUE(invalid(to_func.m, "needs a fiber type"));
+  EXPECT_TRUE(invalid(to_func.m, "type mismatch: reference to a non-fiber type"));
 
   Builder unknown;
   unknown.type({ref_null(7)}, {});
@@ -159,27 +159,28 @@ TEST(FiberTypes, FunctionsBlocksAndTagsNeedFunctionTypes) {
   Builder b;
   b.fiber_type({});
   b.func(0, Code().end());
-  EXPECT_TRUE(invalid(b.m, "is a fiber type, not a function type"));
+  EXPECT_TRUE(invalid(b.m, "type mismatch: function type expected"));
 
   Builder imp;
   imp.fiber_type({});
   imp.m.imports.push_back({"m", "f", ExternKind::Func, 0, {}, {}, {}});
-  EXPECT_TRUE(invalid(imp.m, "is a fiber type, not a function type"));
+  EXPECT_TRUE(invalid(imp.m, "type mismatch: function type expected"));
 
   Builder tag;
   tag.fiber_type({});
   tag.m.tags.push_back({0});
-  EXPECT_TRUE(invalid(tag.m, "is a fiber type"));
+  EXPECT_TRUE(invalid(tag.m, "type mismatch: tag type must be a function type"));
   tag.m.tags.clear();
   tag.m.imports.push_back({"m", "t", ExternKind::Tag, 0, {}, {}, {}});
   EXPECT_TRUE(invalid(tag.m, "is a fiber type"));
 
   // block (type $g) with $g a fiber type
-  EXPECT_TRUE(invalid(with_fibers({}, {}, Code().op(O::Block).s32(0).end().end()), "is a fiber type"));
+  EXPECT_TRUE(invalid(with_fibers({}, {}, Code().op(O::Block).s32(0).end().end()),
+                      "type mismatch: block type is not a function type"));
   // call_indirect (type $g)
   Module ci = with_fibers({}, {}, Code().i32(0).op(O::CallIndirect).u32(0).u32(0).end());
   ci.tables.push_back({{funcref, {1, {}}}});
-  EXPECT_TRUE(invalid(ci, "is a fiber type"));
+  EXPECT_TRUE(invalid(ci, "type mismatch: not a function type"));
   ci.functions[0].body = Code().i32(0).op(O::CallIndirect).u32(3).u32(0).end().bytes;  // the function's own type
   EXPECT_TRUE(valid(ci));
 }
@@ -432,7 +433,11 @@ TEST(FiberSubtyping, SelectAndReferenceInstructions) {
   Builder func_type;  // ref.null of a function type
   func_type.type({}, {});
   func_type.func(0, Code().null(0).op(O::Drop).end());
-  EXPECT_TRUE(invalid(func_type.m, "needs a fiber type"));
+  EXPECT_TRUE(invalid(func_type.m, "type mismatch: ref.null of a non-fiber type"));
+  Builder const_func_type;  // the same in a constant expression
+  const_func_type.type({}, {});
+  const_func_type.m.globals.push_back({{fiberref, false}, Code().null(0).end().expr()});
+  EXPECT_TRUE(invalid(const_func_type.m, "type mismatch: ref.null of a non-fiber type"));
   // With fibers disabled, 0x5B is not a heap type.
   auto r = validate_module(with_fibers({}, {}, Code().null_fiber().op(O::Drop).end()), no_fibers());
   EXPECT_FALSE(r.ok());
@@ -645,9 +650,11 @@ TEST(FiberInstructions, ResumeAndSuspendTo) {
     EXPECT_TRUE(invalid(fiber_instr({ref(2)}, {i32}, Code().get(0).op(op).u32(0).u32(1).end()), "type mismatch"));
     EXPECT_TRUE(invalid(fiber_instr({fiberref}, {i32}, Code().get(0).op(op).u32(0).u32(1).end()), "type mismatch"));
     EXPECT_TRUE(invalid(fiber_instr({ref(0)}, {i32}, Code().get(0).op(op).u32(0).u32(0).end()), "type mismatch"));
-    EXPECT_TRUE(invalid(fiber_instr({ref(0)}, {i32}, Code().get(0).i32(1).op(op).u32(0).u32(1).end()), "type mismatch"));
+    EXPECT_TRUE(
+        invalid(fiber_instr({ref(0)}, {i32}, Code().get(0).i32(1).op(op).u32(0).u32(1).end()), "type mismatch"));
     // Immediates: a fiber type, an existing tag.
-    EXPECT_TRUE(invalid(fiber_instr({ref(0)}, {i32}, Code().get(0).op(op).u32(3).u32(1).end()), "not a fiber type"));
+    EXPECT_TRUE(invalid(fiber_instr({ref(0)}, {i32}, Code().get(0).op(op).u32(3).u32(1).end()),
+                        "type mismatch: not a fiber type"));
     EXPECT_TRUE(invalid(fiber_instr({ref(0)}, {i32}, Code().get(0).op(op).u32(99).u32(1).end()), "unknown type 99"));
     EXPECT_TRUE(invalid(fiber_instr({ref(0)}, {i32}, Code().get(0).op(op).u32(0).u32(9).end()), "unknown tag 9"));
   }
@@ -678,7 +685,7 @@ TEST(FiberInstructions, SwitchAndRetireto) {
                         "type mismatch"));
     EXPECT_TRUE(invalid(fiber_instr({ref(0)}, {}, Code().get(0).op(op).u32(0).u32(1).end()), "type mismatch"));
     EXPECT_TRUE(invalid(fiber_instr({ref(0), ref(0)}, {}, Code().get(0).get(1).op(op).u32(4).u32(1).end()),
-                        "not a fiber type"));
+                        "type mismatch: not a fiber type"));
   }
 }
 
@@ -693,7 +700,7 @@ TEST(FiberInstructions, Release) {
 TEST(FiberInstructions, MalformedAndTruncatedBytesNeverCrash) {
   Module base = fiber_instr({ref(0), ref(0)}, {}, Code());
   base.functions.back().body = Code().op(O::Handle).s32(0).end().end().bytes;  // block type = a fiber type
-  EXPECT_TRUE(invalid(base, "is a fiber type"));
+  EXPECT_TRUE(invalid(base, "type mismatch: block type is not a function type"));
   Code ok = Code().handle().get(0).op(O::FiberRelease).event(1).op(O::I64Const).byte(1).op(O::FiberSpawn).u32(0)
                 .op(O::Drop).end().get(0).get(1).i32(7).op(O::FiberSwitch).u32(0).u32(0).end();
   base.functions.back().body = ok.bytes;
