@@ -22,6 +22,10 @@ build=${DIFF_BUILD_DIR:-$root/build-diff}
 n=${1:?usage: fuzz/differential.sh N [OUT_DIR]}
 out=${2:-$build/mismatches}
 command -v wasm-opt >/dev/null || { echo "differential: wasm-opt (binaryen) not found" >&2; exit 2; }
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_FUZZ=ON -DWEFT_BUILD_TESTS=OFF >/dev/null
+if [ -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build" -DWEFT_FUZZ=ON >/dev/null  # an existing build keeps its settings
+else
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_FUZZ=ON -DWEFT_BUILD_TESTS=OFF >/dev/null
+fi
 ninja -C "$build" -j "${JOBS:-2}" differential_runner >/dev/null
 JOBS=${JOBS:-2} exec python3 "$root/fuzz/differential.py" "$build/fuzz/differential_runner" "$n" "$out"

@@ -264,6 +264,7 @@ class Runner {
  public:
   explicit Runner(const WastOptions& options) : options_(options), engine_(options.config), store_(engine_) {
     store_.define_spectest(linker_);
+    define_host_reentry();
   }
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
@@ -297,6 +298,24 @@ class Runner {
     std::optional<Instance> instance;
     std::string error;
   };
+
+  // weft's own test host module (scripts import it like spectest):
+  // `(import "weft_test" "reenter" (func))` calls the export "reenter-target"
+  // of the latest module from the host, i.e. through a host frame — the only
+  // way a script can build a chain segment boundary (docs/fibers.md §1, the
+  // trap "cannot switch across a host frame").
+  void define_host_reentry() {
+    linker_.define("weft_test", "reenter",
+                   store_.create_host_function(FuncType{}, [this](std::span<const Value>, std::span<Value>) -> Result<void> {
+                     if (!latest_ || !latest_->instance)
+                       return make_error(ErrorKind::Trap, "weft_test.reenter: no module instantiated");
+                     std::optional<Extern> target = latest_->instance->get_export("reenter-target");
+                     if (!target || target->kind != ExternKind::Func)
+                       return make_error(ErrorKind::Trap, "weft_test.reenter: no exported function \"reenter-target\"");
+                     WEFT_TRY(store_.call(*target, {}));
+                     return {};
+                   }, "weft_test.reenter"));
+  }
 
   void trace(const WastCommand& command, std::string line) {
     if (options_.trace) report_.trace.push_back(std::to_string(command.line) + ": " + std::move(line));

@@ -7,15 +7,14 @@
 ;; inside a function of another instance, and tags keep their identity across
 ;; instances.
 ;;
-;; Not expressible in WAST: the trap "cannot switch across a host frame". It
-;; needs a host function that calls back into Wasm while fibers are waiting
-;; below it; the spectest module has no such function. A unit test of the
-;; embedding API must cover it (fiber F calls host function H, H calls export
-;; E, and E does fiber.suspend_to / fiber.switch / fiber.retireto to F or to
-;; any fiber waiting below H: trap "cannot switch across a host frame";
-;; fiber.resume or fiber.release of such a fiber: trap "fiber is active";
-;; fiber.suspend with S = F: "not the running fiber"; a fiber that is merely
-;; suspended may be resumed from E; a trap in E aborts only E's segment).
+;; Host frames: weft's WAST runner provides `(import "weft_test" "reenter"
+;; (func))`, a host function that calls the export "reenter-target" of the
+;; latest module — a host frame between two chain segments. The last module of
+;; this file uses it: a fiber waiting below the host frame cannot be switched
+;; to from the inner segment ("cannot switch across a host frame"), cannot be
+;; resumed or released ("fiber is active"), and is not the running fiber of the
+;; inner segment. The embedding-API unit tests (tests/interpreter/
+;; fiber_host_test.cc) cover the same through Store::call.
 
 (module $lib
   (type $g (fiber (result i32)))
@@ -121,3 +120,41 @@
 (assert_trap (invoke $lib "resume-slot" (i32.const 2) (i32.const 1)) "fiber is moribund")
 (assert_return (invoke $lib "resume-slot" (i32.const 3) (i32.const 1)) (i32.const 1001))
 (assert_trap (invoke $lib "resume-slot" (i32.const 3) (i32.const 1)) "fiber is moribund")
+
+;; ---- Host frames as barriers (weft_test.reenter) ----------------------------
+(module
+  (type $g (fiber))
+  (import "weft_test" "reenter" (func $reenter))
+  (tag $e)
+  (global $waiting (mut (ref null $g)) (ref.null $g))
+  (global $mode (mut i32) (i32.const 0))
+
+  ;; B runs on top of A (A waits in its fiber.spawn) and calls the host,
+  ;; which re-enters this module through "reenter-target".
+  (func $b (param $self (ref $g)) (call $reenter))
+  (func $a (param $self (ref $g))
+    (global.set $waiting (local.get $self))
+    (fiber.spawn $b))
+  (func (export "outer") (param $mode i32)
+    (global.set $mode (local.get $mode))
+    (fiber.spawn $a))
+
+  (func (export "reenter-target")
+    (block $m3 (block $m2 (block $m1 (block $m0
+      (br_table $m0 $m1 $m2 $m3 (global.get $mode)))
+      ;; 0: suspend_to a fiber waiting below the host frame
+      (fiber.suspend_to $g $e (global.get $waiting))
+      (return))
+      ;; 1: resume it
+      (fiber.resume $g $e (global.get $waiting))
+      (return))
+      ;; 2: release it
+      (fiber.release (global.get $waiting))
+      (return))
+    ;; 3: the inner segment's root is not A
+    (fiber.suspend $e (global.get $waiting))))
+
+(assert_trap (invoke "outer" (i32.const 0)) "cannot switch across a host frame")
+(assert_trap (invoke "outer" (i32.const 1)) "fiber is active")
+(assert_trap (invoke "outer" (i32.const 2)) "fiber is active")
+(assert_trap (invoke "outer" (i32.const 3)) "not the running fiber")
