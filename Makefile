@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential bench clean
+.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential bench bench-quick clean
 
 all: build
 
@@ -21,11 +21,12 @@ build: deps
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # Unit tests and spec tests (ctest), then the AArch64 tests under qemu when
-# scripts/test-arm64.sh exists.
+# scripts/test-arm64.sh exists, then every fuzzer for 60 s (fuzz-smoke).
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
 	@if [ -f scripts/test-arm64.sh ]; then $(MAKE) --no-print-directory test-arm64; \
 	else echo "test-arm64: scripts/test-arm64.sh not present; skipped"; fi
+	$(MAKE) --no-print-directory fuzz-smoke
 
 # Cross build of the fiber layer in $(BUILD_DIR)-arm64 (default build-arm64).
 test-arm64: deps
@@ -50,31 +51,51 @@ demo: build
 	$(WEFT) run --invoke fib examples/fib.wat 50
 	-$(WEFT) run --invoke div examples/fib.wat 7 0
 
-# Benchmarks (no timing assertions anywhere): P1 native fiber switch, ours vs Boost.Context.
+# Benchmarks (no timing assertions anywhere; docs/performance.md): builds weft
+# and fiber_switch in build-bench, the kernels and fiber programs with gcc/clang,
+# runs native, weft, node (default, Liftoff, TurboFan), wasm-interp and Boost.Context
+# round-robin and prints one table with the P1-P8 lines. Fails only on a checksum
+# mismatch or a failed run. bench-quick: small sizes, one run each (~1 min, for CI).
 bench: deps
-	cmake -S . -B build-bench $(CMAKE_FLAGS)
-	cmake --build build-bench -j $(JOBS) --target fiber_switch
-	build-bench/bench/fiber_switch --benchmark_repetitions=10 --benchmark_enable_random_interleaving=true \
-	  --benchmark_report_aggregates_only=true
+	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
+	cmake --build build-bench -j $(JOBS) --target weft fiber_switch compile_speed
+	python3 bench/run.py --build-dir build-bench --output build-bench/bench-results.md
 
-# libFuzzer on the decoder, the text parsers and execution (fuel-limited),
-# seeded with the suite's modules (FUZZ_SECONDS per target, default 120).
+bench-quick: deps
+	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
+	cmake --build build-bench -j $(JOBS) --target weft fiber_switch compile_speed
+	python3 bench/run.py --quick --build-dir build-bench
+
+# libFuzzer on the decoder, the text parsers, execution (fuel-limited) and
+# generated fiber-heavy programs, seeded with the suite's modules
+# (FUZZ_SECONDS per target, default 120). Built in $(ASAN_DIR), shared with test-asan.
 fuzz: deps
-	bash fuzz/run.sh
+	FUZZ_BUILD_DIR=$(abspath $(ASAN_DIR)) bash fuzz/run.sh
 
-# Every fuzzer for 60 s on a fresh copy of the seeds; fails on any finding
-# (crash, sanitizer report, timeout). Inputs that fail: build-fuzz/artifacts/.
+# Every fuzzer for FUZZ_SECONDS (default 60) on a fresh copy of the seeds; fails
+# on any finding (crash, sanitizer report, timeout). Failing inputs: $(ASAN_DIR)/artifacts/.
 fuzz-smoke: deps
-	bash fuzz/run.sh smoke
+	FUZZ_BUILD_DIR=$(abspath $(ASAN_DIR)) bash fuzz/run.sh smoke
 
-# Unit and spec tests built with ASan+UBSan (RelWithDebInfo) in build-asan. A
-# sanitizer report (UBSan included) fails the test that produced it.
+# Unit and spec tests built with ASan+UBSan in build-asan: the one sanitizer
+# build, shared with fuzz and fuzz-smoke (clang, -O1 with line tables, coverage
+# instrumentation; configured by `fuzz/run.sh configure`), so CI compiles it
+# once. A sanitizer report (UBSan included) fails the test that produced it.
+# - 64 MiB main stack: ASan's redzones make frames ~4x larger, and the text
+#   parser's folded-nesting bound (2048 levels, text/instructions.cc) is sized
+#   for uninstrumented frames (it needs 1-2 MiB there, ~8 MiB under ASan).
+# - Excluded (resource tests calibrated for uninstrumented builds): fibers on
+#   2 KiB native stacks (ASan frames overflow them), one million live fibers
+#   (ASan's shadow memory exhausts the mappings: SIGBUS), and the resident-memory
+#   bound per suspended fiber (ASan's shadow and redzones exceed it).
 ASAN_DIR ?= build-asan
+ASAN_EXCLUDE := ManyFibers\.SmallStackIsLargeEnough|ManyFibers\.OneMillionLiveFibers|FiberScale\.HundredThousandFibersRoundRobinWithinMemoryBound
 test-asan: deps
-	cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEFT_SANITIZE=ON
+	FUZZ_BUILD_DIR=$(abspath $(ASAN_DIR)) bash fuzz/run.sh configure
 	cmake --build $(ASAN_DIR) -j $(JOBS)
+	ulimit -s 65536 || true; \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS)
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) -E '$(ASAN_EXCLUDE)'
 
 # Differential testing against Binaryen's interpreter (DIFF_N modules, default
 # 1000): "differential: N agreed, M mismatched"; mismatches kept in build-diff/mismatches.

@@ -6,6 +6,9 @@
 #include "core/module.h"
 #include "interpreter/fiber_runtime.h"
 #include "interpreter/interpreter.h"
+#ifdef WEFT_HAVE_JIT
+#include "jit/executor.h"
+#endif
 #include "runtime/instantiate.h"
 #include "runtime/store.h"
 #include "weft/weft.h"
@@ -124,7 +127,37 @@ std::vector<std::pair<std::string, Extern>> Instance::exports() const {
 // ---- Store -------------------------------------------------------------------
 
 Store::Store(const Engine& engine) : engine_(&engine), store_(std::make_unique<runtime::Store>(engine.config())) {
+#ifdef WEFT_HAVE_JIT
+  if (engine.config().tier == Tier::Jit && jit::jit_supported()) {
+    store_->set_executor(std::make_unique<jit::JitExecutor>(*store_));
+    return;
+  }
+#endif
   store_->set_executor(std::make_unique<interpreter::Interpreter>(*store_));
+}
+
+TierStats Store::tier_stats() const {
+  TierStats stats;
+#ifdef WEFT_HAVE_JIT
+  if (auto* jit = dynamic_cast<const jit::JitExecutor*>(&store_->executor())) {
+    stats.tier = Tier::Jit;
+    stats.jit_compiled = jit->stats().compiled;
+    stats.jit_fallbacks = jit->stats().fallbacks;
+    stats.fallback_reasons = jit->stats().fallback_reasons;
+  }
+#endif
+  return stats;
+}
+
+std::span<const uint8_t> Store::jit_code(Extern func) const {
+#ifdef WEFT_HAVE_JIT
+  if (auto* jit = dynamic_cast<const jit::JitExecutor*>(&store_->executor()); jit && func.kind == ExternKind::Func) {
+    auto [code, size] = jit->code_of(static_cast<const runtime::FuncInstance*>(func.object));
+    return {static_cast<const uint8_t*>(code), size};
+  }
+#endif
+  (void)func;
+  return {};
 }
 
 Store::~Store() = default;

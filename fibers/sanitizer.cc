@@ -51,6 +51,14 @@ unsigned annotate_stack_created(void* base, std::size_t size) noexcept {
 #endif
 }
 
+void annotate_stack_memory_reset(void* base, std::size_t size) noexcept {
+#if defined(WEFT_HAS_ASAN)
+  __asan_unpoison_memory_region(base, size);
+#else
+  (void)base, (void)size;
+#endif
+}
+
 void annotate_stack_destroyed(unsigned valgrind_id, void* base, std::size_t size) noexcept {
 #if defined(WEFT_HAS_ASAN)
   __asan_unpoison_memory_region(base, size);

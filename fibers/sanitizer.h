@@ -29,5 +29,12 @@ unsigned annotate_stack_created(void* base, std::size_t size) noexcept;
 // frames left (the memory may become heap or another thread's stack) and
 // deregisters it from valgrind.
 void annotate_stack_destroyed(unsigned valgrind_id, void* base, std::size_t size) noexcept;
+// Clears ASan poisoning of [base, base + size): the stack pool calls it on every
+// stack it hands out and on every slab before unmapping it. ASan does not clear
+// the shadow of unmapped memory, and dead fibers' frames leave redzones behind;
+// memory mapped there later (another pool's slab, a store's value stack) and a
+// Wasm fiber's frames and slots (which share a stack with its native frames)
+// would otherwise see plain writes reported as stack-buffer-overflows.
+void annotate_stack_memory_reset(void* base, std::size_t size) noexcept;
 
 }  // namespace weft::fibers::detail

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <new>
 
+#include "fibers/sanitizer.h"
+
 namespace weft::fibers {
 
 namespace {
@@ -46,7 +48,10 @@ StackPool::StackPool(const StackPoolConfig& config)
 StackPool::~StackPool() {
   collect_released();
   if (in_use_ != 0) return;  // live fibers still run on these slabs: leave them mapped
-  for (std::byte* slab : slabs_) munmap(slab, slab_bytes_);
+  for (std::byte* slab : slabs_) {
+    if constexpr (detail::kAnnotate) detail::annotate_stack_memory_reset(slab, slab_bytes_);
+    munmap(slab, slab_bytes_);
+  }
 }
 
 bool StackPool::map_slab() noexcept {
@@ -104,6 +109,7 @@ StackResult StackPool::allocate() noexcept {
     carve_next_ += stride_;
   }
   ++in_use_;
+  if constexpr (detail::kAnnotate) detail::annotate_stack_memory_reset(base, config_.stack_size);
   return Stack{base, config_.stack_size};
 }
 

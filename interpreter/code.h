@@ -48,6 +48,10 @@ struct DispatchSite;
 struct CompiledFunction {
   std::vector<uint32_t> code;
   std::vector<uint64_t> constants;   // copied into the frame's constant slots on entry
+  // What a call writes above the params: `local_slots` zeros, then the
+  // constants — one contiguous image, so entry is a single inline copy loop
+  // (no memset + memcpy calls through the PLT on every call).
+  std::vector<uint64_t> frame_init;
   runtime::FuncInstance* func = nullptr;
   runtime::MemoryInstance* memory = nullptr;  // the instance's memory 0 (or an empty one)
   uint32_t param_slots = 0;

@@ -98,14 +98,20 @@ static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* f
   } while (0)
 #define S(i) fp[pc[i]]
 
-  // Function entry: zero declared locals, load constants (frame bounds were
-  // checked by the caller).
-#define ENTER_FRAME()                                                                                  \
-  do {                                                                                                 \
-    std::memset(fp + fn->param_slots, 0, size_t(fn->local_slots) * sizeof(Slot));                     \
-    if (!fn->constants.empty())                                                                        \
-      std::memcpy(fp + fn->const_base, fn->constants.data(), fn->constants.size() * sizeof(uint64_t)); \
-    pc = fn->code.data();                                                                              \
+  // Function entry: zero declared locals and load constants from the
+  // function's frame image (frame bounds were checked by the caller). Most
+  // images are a handful of slots, where calling memset and memcpy cost more
+  // than the copy; the empty asm keeps GCC from turning the loop back into a
+  // memcpy call.
+#define ENTER_FRAME()                                                 \
+  do {                                                                \
+    const uint64_t* init_ = fn->frame_init.data();                    \
+    Slot* dst_ = fp + fn->param_slots;                                \
+    for (size_t i_ = 0, n_ = fn->frame_init.size(); i_ < n_; ++i_) {  \
+      dst_[i_].u64 = init_[i_];                                       \
+      __asm__("");                                                    \
+    }                                                                 \
+    pc = fn->code.data();                                             \
   } while (0)
 
   if (depth >= max_depth || fp + fn->frame_slots > stack_limit) {
@@ -166,6 +172,31 @@ L_base:
 #include "interpreter/numeric_handlers.inc"
   // Instructions translated to I* ops (or not executable yet) never appear in code.
   TRAP(runtime::TrapKind::Unreachable);
+
+  // Loads and stores with a fused `i32.add` address: (a + b) wraps at 32 bits
+  // as the separate add would, then the static offset is added in 64 bits.
+#define WEFT_LOAD_ADD(Name, rf, T)                                             \
+  L_##Name : {                                                                 \
+    uint64_t ea_ = uint64_t(uint32_t(S(2).u32 + S(3).u32)) + pc[4];            \
+    if (__builtin_expect(ea_ + sizeof(T) > mem_size, 0)) TRAP(runtime::TrapKind::MemoryOutOfBounds); \
+    T v_;                                                                      \
+    std::memcpy(&v_, mem_base + ea_, sizeof(T));                               \
+    S(1).rf = static_cast<decltype(S(1).rf)>(v_);                              \
+    pc += 5;                                                                   \
+    DISPATCH();                                                                \
+  }
+#define WEFT_STORE_ADD(Name, vf, T)                                            \
+  L_##Name : {                                                                 \
+    uint64_t ea_ = uint64_t(uint32_t(S(1).u32 + S(2).u32)) + pc[4];            \
+    if (__builtin_expect(ea_ + sizeof(T) > mem_size, 0)) TRAP(runtime::TrapKind::MemoryOutOfBounds); \
+    T v_ = static_cast<T>(S(3).vf);                                            \
+    std::memcpy(mem_base + ea_, &v_, sizeof(T));                               \
+    pc += 5;                                                                   \
+    DISPATCH();                                                                \
+  }
+#include "interpreter/address_add_ops.inc"
+#undef WEFT_LOAD_ADD
+#undef WEFT_STORE_ADD
 
 #include "interpreter/handlers_control.inc"
 #include "interpreter/handlers_memory.inc"

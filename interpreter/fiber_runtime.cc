@@ -11,6 +11,7 @@
 #include <new>
 
 #include "interpreter/interpreter.h"
+#include "runtime/native_stack.h"
 
 namespace weft::interpreter {
 
@@ -18,13 +19,21 @@ using fibers::FiberState;
 using fibers::WasmFiber;
 
 namespace {
-// The top of each fiber stack is its native stack (the dispatch loop and any
-// host calls); below it are the fiber's Wasm frames and operand slots.
-constexpr size_t kNativeStackBytes = 64 * 1024;
+// The bottom of each fiber stack is its native stack (the dispatch loop and
+// any host calls; it grows down from kNativeStackBytes); above it is the
+// fiber's Wasm area: its ExecStack, then its operand slots growing up, then
+// its call frames at the very top. A suspended fiber touches the hot top of
+// its native stack and the start of its Wasm area, which are adjacent: the
+// split sits kNativeShareOfPage bytes into a page, so a fiber whose native
+// frames and first slots fit that page costs one resident page, not the
+// three of [area at the bottom | native stack at the top]
+// (tests/interpreter/fiber_scale_test.cc measures it).
+constexpr size_t kNativeShareOfPage = 3 * 1024;
+constexpr size_t kNativeStackBytes = 64 * 1024 + kNativeShareOfPage;
 
 fibers::StackPoolConfig pool_config(const Config& config) {
   fibers::StackPoolConfig c;
-  c.stack_size = std::max<uint64_t>(config.fiber_stack_size, 2 * kNativeStackBytes);
+  c.stack_size = std::max<uint64_t>(config.fiber_stack_size, 128 * 1024);  // room for the native stack and a Wasm area
   // No guard pages: the Wasm part is bounded by explicit checks, and guarded
   // stacks would cap us at vm.max_map_count / 2 fibers.
   c.guard_pages = 0;
@@ -108,7 +117,7 @@ bool FiberRuntime::ensure_started(WasmFiber* f, bool deliver_event) {
   if (!s) return false;
   f->stack = s.value();
   const fibers::Stack stack = f->stack;
-  std::span<std::byte> native(stack.top() - kNativeStackBytes, kNativeStackBytes);
+  std::span<std::byte> native(stack.base, kNativeStackBytes);
   f->context = fiber_context(
       [this, f, deliver_event](fiber_context&& from) { return fiber_main(f, std::move(from), deliver_event); },
       native, [this, stack](std::span<std::byte>) { pool_.release(stack); });
@@ -135,18 +144,22 @@ void FiberRuntime::transfer_dying(fiber_context* dest, fibers::Stack dying) {
 
 fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool deliver_event) {
   arrived(std::move(from));
-  // Carve the fiber's Wasm area: an ExecStack, its call frames, its slots.
-  std::byte* area = f->stack.base;
-  std::byte* area_end = f->stack.top() - kNativeStackBytes;
+  // Carve the fiber's Wasm area above the native stack: an ExecStack, its
+  // slots, its call frames (at the top, touched only once the fiber calls).
+  std::byte* area = f->stack.base + kNativeStackBytes;
+  std::byte* area_end = f->stack.top();
   auto* exec = new (area) runtime::ExecStack();
-  std::byte* frames_begin = align_up(area + sizeof(runtime::ExecStack), alignof(Frame));
-  const size_t usable = size_t(area_end - frames_begin);
+  std::byte* slots_begin = align_up(area + sizeof(runtime::ExecStack), 16);
+  const size_t usable = size_t(area_end - slots_begin);
   const size_t frame_count = std::min<size_t>(usable / 8 / sizeof(Frame), interp_.store().config().max_call_depth);
-  std::byte* slots_begin = align_up(frames_begin + frame_count * sizeof(Frame), 16);
+  std::byte* frames_begin = area_end - frame_count * sizeof(Frame);
+  frames_begin -= reinterpret_cast<uintptr_t>(frames_begin) % alignof(Frame);
   exec->frames = frames_begin;
   exec->max_depth = uint32_t(frame_count);
   exec->base = exec->top = reinterpret_cast<uint64_t*>(slots_begin);
-  exec->limit = reinterpret_cast<uint64_t*>(area_end);
+  exec->limit = reinterpret_cast<uint64_t*>(frames_begin);
+  // Host functions this fiber calls may re-enter Wasm on its native stack.
+  exec->native_floor = reinterpret_cast<uintptr_t>(f->stack.base) + runtime::kFiberNativeReserve;
   interp_.set_current_stack(exec);
 
   auto* fn = static_cast<runtime::FuncInstance*>(f->function);

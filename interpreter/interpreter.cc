@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "interpreter/translate.h"
+#include "runtime/native_stack.h"
 #include "runtime/trap.h"
 
 namespace weft::interpreter {
@@ -61,7 +62,9 @@ Result<void> Interpreter::call(runtime::FuncInstance* func, uint64_t* args_resul
   // the fiber's whose host call re-entered Wasm) and starts a chain segment.
   runtime::ExecStack& stack = *current_stack_;
   Slot* fp = reinterpret_cast<Slot*>(stack.top);
-  if (stack.base == nullptr || uint64_t(stack.limit - stack.top) < uint64_t(cf->frame_slots) + 8)
+  const uintptr_t native_floor = stack.native_floor ? stack.native_floor : runtime::thread_native_floor();
+  if (stack.base == nullptr || uint64_t(stack.limit - stack.top) < uint64_t(cf->frame_slots) + 8 ||
+      runtime::native_stack_position() < native_floor)
     return make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
   std::memcpy(fp, args_results, size_t(cf->param_slots) * 8);
   fibers_->enter_segment();

@@ -282,6 +282,10 @@ class Translator {
     int count;
   };
   CondBranch branch_on(const Entry& cond, bool jump_when_true);
+  bool take_address_add(const Entry& addr, uint32_t& x, uint32_t& y);
+  static IOp address_add_form(Opcode access) {
+    return IOp(uint32_t(IOp::II32LoadAdd) + (uint32_t(access) - uint32_t(Opcode::I32Load)));
+  }
   void emit_cond_branch(const CondBranch& br, Fixup& fixup);
 
   // Fiber extension.
@@ -359,6 +363,29 @@ Translator::CondBranch Translator::branch_on(const Entry& cond, bool jump_when_t
     }
   }
   return plain;
+}
+
+// The fused rows follow opcodes.def order (see address_add_ops.inc).
+static_assert(uint32_t(Opcode::I64Store32) - uint32_t(Opcode::I32Load) ==
+              uint32_t(IOp::II64Store32Add) - uint32_t(IOp::II32LoadAdd));
+static_assert(uint32_t(IOp::II64Load32UAdd) - uint32_t(IOp::II32LoadAdd) ==
+              uint32_t(Opcode::I64Load32U) - uint32_t(Opcode::I32Load));
+
+// A memory access whose address temp was computed by the `i32.add` just
+// emitted (nothing since, no label between): the add is removed and its two
+// operand slots returned, for the access's fused form to add itself. The temp
+// it wrote had no other reader — the access pops it.
+bool Translator::take_address_add(const Entry& addr, uint32_t& x, uint32_t& y) {
+  const uint32_t pos = last_op_pos_;
+  if (addr.kind != EntryKind::Temp || pos == UINT32_MAX || last_op_ != IOp::I32Add || here() != pos + 4 ||
+      last_producer_ != int64_t(pos) + 1 || code_[pos + 1] != addr.slot)
+    return false;
+  x = code_[pos + 2];
+  y = code_[pos + 3];
+  code_.resize(pos);
+  last_producer_ = -1;
+  last_op_pos_ = UINT32_MAX;
+  return true;
 }
 
 // Emits `br` with a zero offset and records where to patch it.
@@ -813,6 +840,8 @@ Result<void> Translator::run() {
   for (ValType t : ft.results) out_.result_slots += width_of(t);
   WEFT_TRY(collect_constants());
   temp_base_ = out_.const_base + uint32_t(out_.constants.size());
+  out_.frame_init.assign(out_.local_slots, 0);
+  out_.frame_init.insert(out_.frame_init.end(), out_.constants.begin(), out_.constants.end());
   out_.frame_slots = temp_base_ + max_stack_slots_ + 2;
 
   Ctrl fn;
@@ -940,6 +969,17 @@ Result<void> Translator::run() {
           code_[size_t(last_producer_)] = ls;
           last_producer_ = -1;
           pop();
+          break;
+        }
+        if (op == Opcode::LocalTee && top.kind == EntryKind::Temp && last_producer_ >= 0 &&
+            code_[size_t(last_producer_)] == top.home && last_op_pos_ != UINT32_MAX) {
+          // Likewise for a tee (`i += 4` feeding a loop test): the producer
+          // writes the local and the stack keeps reading the local, exactly as
+          // after `local.set x; local.get x` — no copy.
+          code_[size_t(last_producer_)] = ls;
+          last_producer_ = -1;
+          top.slot = ls;
+          top.kind = EntryKind::Local;
           break;
         }
         if (!top_is_x) copy(ls, top.slot, top.width);
@@ -1106,13 +1146,22 @@ Result<void> Translator::run() {
         if (info.immediate == ImmKind::Memarg) {
           r.u32();  // alignment: irrelevant for execution
           uint32_t offset = r.u32();
+          uint32_t x, y;
           if (info.result == SigType::None) {
             Entry v = pop(), a = pop();
-            emit_op(iop);
-            emit(a.slot); emit(v.slot); emit(offset);
+            if (take_address_add(a, x, y)) {
+              emit_op(address_add_form(op));
+              emit(x); emit(y); emit(v.slot); emit(offset);
+            } else {
+              emit_op(iop);
+              emit(a.slot); emit(v.slot); emit(offset);
+            }
           } else {
             Entry a = pop();
-            emit_producer(iop, {a.slot, offset}, 1);
+            if (take_address_add(a, x, y))
+              emit_producer(address_add_form(op), {x, y, offset}, 1);
+            else
+              emit_producer(iop, {a.slot, offset}, 1);
           }
           break;
         }

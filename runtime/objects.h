@@ -38,6 +38,10 @@ struct FuncInstance {
   Instance* instance = nullptr;  // defining instance; nullptr for host functions
   uint32_t index = 0;            // function index in the defining module
   void* compiled = nullptr;      // executor-owned code for Wasm functions (interpreter::CompiledFunction)
+  // The JIT tier's entry for this function (jit/context.h: NativeEntry):
+  // compiled code, or a trampoline into the interpreter or the host function.
+  // nullptr until an executor that uses it prepares the function.
+  void* native_entry = nullptr;
   HostFunction host;             // host functions only
   std::string debug_name;
 

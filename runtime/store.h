@@ -27,6 +27,9 @@ struct ExecStack {
   // exists only when Config::fuel != 0.
   uint64_t fuel = 0;
   void* frames = nullptr;  // the executor's call-frame array (max_depth entries)
+  // Lowest native stack address at which a host → Wasm entry may start on this
+  // stack (runtime/native_stack.h); 0: the calling thread's stack (thread_native_floor()).
+  uintptr_t native_floor = 0;
 };
 
 // What runs Wasm code. Called only at host/Wasm boundaries (never per instruction).

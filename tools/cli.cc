@@ -13,19 +13,21 @@ namespace weft::cli {
 CLI::Option* add_tier_option(CLI::App& command, std::string& tier) {
   CLI::Validator known_tier(
       [](std::string& value) -> std::string {
-        if (value == "interp") return {};
-        return "unsupported tier '" + value + "' (available: interp)";
+        if (value == "interp" || value == "jit") return {};
+        return "unsupported tier '" + value + "' (available: interp, jit)";
       },
       "", "tier");
-  return command.add_option("--tier", tier, "Execution tier: interp (the interpreter; the only tier for now)")
+  return command.add_option("--tier", tier,
+                            "Execution tier: interp (the interpreter, default) or jit (the baseline JIT, x86-64; "
+                            "functions it cannot compile yet run in the interpreter)")
       ->check(known_tier)
       ->type_name("TIER")
       ->capture_default_str();
 }
 
-Config make_config(const std::string& /*tier*/) {
+Config make_config(const std::string& tier) {
   Config config;
-  config.tier = Tier::Interpreter;
+  config.tier = tier == "jit" ? Tier::Jit : Tier::Interpreter;
   return config;
 }
 

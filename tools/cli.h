@@ -23,7 +23,7 @@ void add_validate_command(CLI::App& app, int& exit_code);
 void add_wat2wasm_command(CLI::App& app, int& exit_code);
 void add_inspect_command(CLI::App& app, int& exit_code);
 
-// `--tier=NAME`: the execution tier. Only "interp" exists for now; anything
+// `--tier=NAME`: the execution tier, "interp" (default) or "jit"; anything
 // else is rejected while parsing the command line.
 CLI::Option* add_tier_option(CLI::App& command, std::string& tier);
 Config make_config(const std::string& tier);

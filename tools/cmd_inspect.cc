@@ -1,29 +1,62 @@
 // `weft inspect --dispatch FILE` — instantiates a module (imports from the
 // spectest module only) and prints every suspension point's event dispatch
 // table: its tags, table size, multiplier and probe count.
+// `weft inspect --disasm FUNC FILE` — instantiates it on the JIT tier and
+// prints the x86-64 code generated for the exported function FUNC (capstone).
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tools/cli.h"
+
+#ifdef WEFT_HAVE_CAPSTONE
+#include <capstone/capstone.h>
+#endif
 
 namespace weft::cli {
 
 namespace {
 
-int inspect_dispatch(const std::string& file) {
-  if (auto problem = check_input_file(file)) return usage_error(*problem);
+// What both views need: FILE instantiated (imports from the spectest module
+// only; its start function, if any, runs). On failure `exit_code` is the
+// reported error's.
+struct Inspected {
   Engine engine;
-  Result<WasmModule> module = WasmModule::from_file(engine, file);
-  if (!module.ok()) return report_error(module.error(), file);
-  Store store(engine);
+  Store store{engine};
+  std::optional<Instance> instance;
+  int exit_code = kExitOk;
+  explicit Inspected(const Config& config) : engine(config) {}
+};
+
+std::unique_ptr<Inspected> instantiate_for_inspection(const std::string& file, const Config& config) {
+  auto in = std::make_unique<Inspected>(config);
+  if (auto problem = check_input_file(file)) {
+    in->exit_code = usage_error(*problem);
+    return in;
+  }
+  Result<WasmModule> module = WasmModule::from_file(in->engine, file);
+  if (!module.ok()) {
+    in->exit_code = report_error(module.error(), file);
+    return in;
+  }
   Linker linker;
-  store.define_spectest(linker);
-  // Tables are built at instantiation (tag identities are known then), so the
-  // module is instantiated; its start function, if any, runs.
-  Result<Instance> instance = store.instantiate(*module, linker);
-  if (!instance.ok()) return report_error(instance.error(), file);
+  in->store.define_spectest(linker);
+  Result<Instance> instance = in->store.instantiate(*module, linker);
+  if (!instance.ok()) {
+    in->exit_code = report_error(instance.error(), file);
+    return in;
+  }
+  in->instance = *instance;
+  return in;
+}
+
+int inspect_dispatch(const std::string& file) {
+  // Tables are built at instantiation (tag identities are known then).
+  auto in = instantiate_for_inspection(file, Config{});
+  if (!in->instance) return in->exit_code;
+  const std::optional<Instance>& instance = in->instance;
   std::vector<DispatchSiteInfo> sites = instance->dispatch_sites();
   std::printf("%s: %zu dispatch site%s\n", file.c_str(), sites.size(), sites.size() == 1 ? "" : "s");
   for (const DispatchSiteInfo& site : sites) {
@@ -36,20 +69,67 @@ int inspect_dispatch(const std::string& file) {
   return kExitOk;
 }
 
+int inspect_disasm(const std::string& file, const std::string& func) {
+  Config config;
+  config.tier = Tier::Jit;
+  auto in = instantiate_for_inspection(file, config);
+  if (!in->instance) return in->exit_code;
+  const std::optional<Instance>& instance = in->instance;
+  Store& store = in->store;
+  std::optional<Extern> ext = instance->get_export(func);
+  if (!ext || ext->kind != ExternKind::Func) return usage_error("inspect: no exported function '" + func + "'");
+  if (store.tier_stats().tier != Tier::Jit) return usage_error("inspect: this build has no JIT tier");
+  std::span<const uint8_t> code = store.jit_code(*ext);
+  if (code.empty()) {
+    std::printf("%s: not compiled by the JIT (runs in the interpreter)\n", func.c_str());
+    for (const std::string& reason : store.tier_stats().fallback_reasons) std::printf("  fallback: %s\n", reason.c_str());
+    return kExitOk;
+  }
+  std::printf("%s: %zu bytes of x86-64\n", func.c_str(), code.size());
+#ifdef WEFT_HAVE_CAPSTONE
+  csh handle;
+  if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) return usage_error("inspect: capstone failed to start");
+  cs_insn* insns = nullptr;
+  size_t count = cs_disasm(handle, code.data(), code.size(), 0, 0, &insns);
+  for (size_t i = 0; i < count; ++i) {
+    std::string bytes;
+    char hex[4];
+    for (uint16_t b = 0; b < insns[i].size; ++b) {
+      std::snprintf(hex, sizeof hex, "%02x ", insns[i].bytes[b]);
+      bytes += hex;
+    }
+    std::printf("  %6" PRIx64 ":  %-30s %s %s\n", insns[i].address, bytes.c_str(), insns[i].mnemonic, insns[i].op_str);
+  }
+  // Jump tables (br_table) are data after the code: shown as bytes.
+  size_t decoded = count ? size_t(insns[count - 1].address + insns[count - 1].size) : 0;
+  if (decoded < code.size()) std::printf("  %6zx:  (%zu bytes of data)\n", decoded, code.size() - decoded);
+  cs_free(insns, count);
+  cs_close(&handle);
+#else
+  for (size_t i = 0; i < code.size(); ++i) std::printf("%s%02x", i % 16 ? " " : (i ? "\n  " : "  "), code[i]);
+  std::printf("\n(built without capstone: raw bytes)\n");
+#endif
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_inspect_command(CLI::App& app, int& exit_code) {
   auto file = std::make_shared<std::string>();
   auto dispatch = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand("inspect", "Show internal tables of a module (fiber extension)");
+  auto disasm = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("inspect", "Show internal tables or generated code of a module");
   cmd->add_flag("--dispatch", *dispatch, "Print every suspension point's perfect-hash event dispatch table");
+  cmd->add_option("--disasm", *disasm, "Print the JIT's x86-64 code for the exported function FUNC")
+      ->type_name("FUNC");
   cmd->add_option("file", *file, "Module file (.wasm or .wat)")->required();
-  cmd->callback([file, dispatch, &exit_code] {
-    if (!*dispatch) {
-      exit_code = usage_error("inspect: choose what to show (--dispatch)");
+  cmd->callback([file, dispatch, disasm, &exit_code] {
+    if (!*dispatch && disasm->empty()) {
+      exit_code = usage_error("inspect: choose what to show (--dispatch, --disasm FUNC)");
       return;
     }
-    exit_code = inspect_dispatch(*file);
+    if (*dispatch) exit_code = inspect_dispatch(*file);
+    if (!disasm->empty() && exit_code == kExitOk) exit_code = inspect_disasm(*file, *disasm);
   });
 }
 

@@ -56,6 +56,13 @@ int run_wast_files(const WastArgs& args) {
     if (!args.quiet) print_details(file, report, args);
     std::printf("%s %s: %u passed, %u failed\n", report.ok() ? "PASS" : "FAIL", file.c_str(), report.passed,
                 report.failed);
+    if (report.tier.tier == Tier::Jit) {
+      // Progress of the JIT: how much of the file's code it compiled.
+      std::printf("jit %s: %u functions compiled, %u fell back to the interpreter\n", file.c_str(),
+                  report.tier.jit_compiled, report.tier.jit_fallbacks);
+      if (args.verbose)
+        for (const std::string& reason : report.tier.fallback_reasons) std::printf("  fallback: %s\n", reason.c_str());
+    }
     std::fflush(stdout);
   }
   std::printf("spec: %llu passed, %llu failed\n", (unsigned long long)passed, (unsigned long long)failed);
@@ -66,8 +73,8 @@ int run_wast_files(const WastArgs& args) {
   for (const std::string& file : passing_files)
     std::fprintf(stderr,
                  "error: %s passed but is expected to fail; remove it from the expected-failure list "
-                 "(spec-tests/interp.failures)\n",
-                 file.c_str());
+                 "(spec-tests/%s)\n",
+                 file.c_str(), args.tier == "jit" ? "jit.failures" : "interp.failures");
   if (passing_files.empty()) std::printf("expected failure: ok\n");
   return passing_files.empty() ? kExitOk : kExitFailure;
 }

@@ -289,6 +289,7 @@ class Runner {
       }
       note_.clear();
     }
+    report_.tier = store_.tier_stats();
     return std::move(report_);
   }
 

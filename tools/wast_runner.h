@@ -31,6 +31,7 @@ struct WastReport {
   uint32_t failed = 0;
   std::vector<WastFailure> failures;  // in script order
   std::vector<std::string> trace;     // with WastOptions::trace: "12: ok assert_invalid (type mismatch)"
+  TierStats tier;                     // JIT compiled/fallback counts of the script's store
   bool ok() const { return failed == 0; }
 };
 

@@ -5,7 +5,9 @@
 
 namespace weft {
 
-enum class Tier : uint8_t { Interpreter };
+// Interpreter: the translating interpreter (interpreter/). Jit: the baseline
+// JIT (jit/, x86-64 only); functions it cannot compile run in the interpreter.
+enum class Tier : uint8_t { Interpreter, Jit };
 
 // One configuration shared by the CLI and embedders.
 struct Config {

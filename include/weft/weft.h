@@ -98,6 +98,15 @@ struct Extern {
   void* object = nullptr;  // runtime::FuncInstance* / TableInstance* / MemoryInstance* / GlobalInstance*
 };
 
+// Which tier runs a store's code (Config::tier) and, for the JIT, how many
+// functions it compiled and which it left to the interpreter, and why.
+struct TierStats {
+  Tier tier = Tier::Interpreter;
+  uint32_t jit_compiled = 0;
+  uint32_t jit_fallbacks = 0;
+  std::vector<std::string> fallback_reasons;  // "function N (name): reason"
+};
+
 // Host function callback: read `args`, write `results` (sized to the type), or
 // return an Error (kind Trap) to trap.
 using HostCallback = std::function<Result<void>(std::span<const Value> args, std::span<Value> results)>;
@@ -190,6 +199,12 @@ class Store {
   uint8_t* memory_data(Extern memory);
   Result<void> memory_read(Extern memory, uint64_t offset, std::span<uint8_t> out) const;
   Result<void> memory_write(Extern memory, uint64_t offset, std::span<const uint8_t> in);
+
+  // Tier in use and JIT compilation counts over every instance of this store.
+  TierStats tier_stats() const;
+  // The machine code the JIT generated for a Wasm function (empty if the
+  // store does not use the JIT or the function fell back to the interpreter).
+  std::span<const uint8_t> jit_code(Extern func) const;
 
   runtime::Store& raw() { return *store_; }
 

@@ -2,9 +2,10 @@
 # `;; weft-wast-options:` line), for its ctest entry (spec-tests/CMakeLists.txt):
 #
 #   cmake -DWEFT=path/to/weft -DSCRIPT=limits.wast "-DOPTIONS=--max-fibers=16"
-#         -DEXPECT_FAIL=ON|OFF -P run-wast.cmake      (in spec-tests/fibers)
+#         -DEXPECT_FAIL=ON|OFF [-DTIER=interp|jit] -P run-wast.cmake      (in spec-tests/fibers)
 #
-# Same result as `weft wast --tier=interp [--expect-fail] OPTIONS SCRIPT`, except
+# Same result as `weft wast --tier=TIER [--expect-fail] OPTIONS SCRIPT` (TIER
+# defaults to interp), except
 # when weft does not know one of the options yet (the fiber implementation is
 # in progress): that counts as a failure of the file, which is what an entry of
 # spec-tests/fibers.failures expects; for a file not on that list it is an error.
@@ -28,7 +29,10 @@ foreach(_option IN LISTS OPTIONS)
   endif()
 endforeach()
 
-set(_args wast --tier=interp)
+if(NOT DEFINED TIER)
+  set(TIER interp)
+endif()
+set(_args wast --tier=${TIER})
 if(EXPECT_FAIL)
   list(APPEND _args --expect-fail)
 endif()

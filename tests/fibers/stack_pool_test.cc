@@ -12,6 +12,17 @@
 #include "fibers/fiber_context.h"
 #include "tests/fibers/probe.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define WEFT_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WEFT_TEST_ASAN 1
+#endif
+#endif
+#if defined(WEFT_TEST_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace weft::fibers {
 namespace {
 
@@ -66,6 +77,41 @@ TEST(StackPool, ReusesTheMostRecentlyReleasedStack) {
   EXPECT_EQ(pool.allocate().value().base, c.value().base);  // LIFO: warmest first
   EXPECT_EQ(pool.allocate().value().base, b.value().base);
   EXPECT_EQ(pool.slab_count(), 1u);
+}
+
+// Fiber-fuzzer finding (ASan only): a stack handed out again must carry no
+// poisoning from earlier users — a Wasm fiber uses part of its stack as plain
+// memory (frames and slots), where an earlier user may have had native frames,
+// and ASan keeps the shadow of unmapped memory. Without ASan there is no
+// shadow to check.
+TEST(StackPool, HandsOutStacksWithoutStalePoisoning) {
+#if defined(WEFT_TEST_ASAN) && defined(WEFT_FIBER_SANITIZER_ANNOTATIONS) && WEFT_FIBER_SANITIZER_ANNOTATIONS
+  StackPool pool(unguarded(64 * 1024, 1 << 20));
+  const StackResult a = pool.allocate();
+  ASSERT_TRUE(a.ok());
+  // What dead native frames leave behind: poisoned redzones in the middle.
+  __asan_poison_memory_region(a.value().base + 16 * 1024, 4096);
+  pool.release(a.value());
+  const StackResult b = pool.allocate();
+  ASSERT_TRUE(b.ok());
+  ASSERT_EQ(b.value().base, a.value().base);
+  EXPECT_EQ(__asan_region_is_poisoned(b.value().base, b.value().size), nullptr);
+  pool.release(b.value());
+  // Unmapped slabs go back clean too: whatever is mapped there next (a store's
+  // value stack, another pool's slab) must not inherit the redzones.
+  std::byte* reused = nullptr;
+  {
+    StackPool other(unguarded(64 * 1024, 1 << 20));
+    const StackResult c = other.allocate();
+    ASSERT_TRUE(c.ok());
+    reused = c.value().base;
+    __asan_poison_memory_region(reused + 16 * 1024, 4096);
+    other.release(c.value());
+  }
+  EXPECT_EQ(__asan_region_is_poisoned(reused, 64 * 1024), nullptr);
+  return;
+#endif
+  GTEST_SKIP() << "needs AddressSanitizer with the fiber sanitizer annotations";
 }
 
 TEST(StackPool, OneMappingPerSlabNotPerStack) {

@@ -72,5 +72,60 @@ TEST(FiberHostBarrier, TheInnerSegmentRootIsNotARunningFiber) {
   EXPECT_EQ(r.error().message, "not the running fiber");
 }
 
+// A host function that re-enters Wasm nests a dispatch loop on the native
+// stack of whatever runs it — inside a fiber, the fiber's small native stack.
+// Unbounded host ↔ Wasm recursion there must trap "call stack exhausted"
+// before the native stack overflows (it has no guard page).
+constexpr const char* kReentry = R"((module
+  (type $g (fiber))
+  (import "env" "again" (func $again (param i32)))
+  (func (export "rec") (param $n i32)
+    (if (local.get $n) (then (call $again (i32.sub (local.get $n) (i32.const 1))))))
+  (func $body (param $self (ref $g)) (call $again (i32.const 1000000)))
+  (func (export "in-fiber") (fiber.spawn $body))
+  (func (export "on-main") (call $again (i32.const 1000000)))
+))";
+
+struct ReentryHarness {
+  Engine engine;
+  Store store{engine};
+  Linker linker;
+  std::optional<Instance> instance;
+
+  ReentryHarness() {
+    FuncType t;
+    t.params = {ValType::i32()};
+    linker.define("env", "again",
+                  store.create_host_function(t, [this](std::span<const Value> args, std::span<Value>) -> Result<void> {
+                    const Value arg[] = {args[0]};
+                    WEFT_TRY(store.call(*instance->get_export("rec"), arg));
+                    return {};
+                  }));
+    auto module = WasmModule::from_text(engine, kReentry);
+    EXPECT_TRUE(module.ok()) << module.error().to_string();
+    auto inst = store.instantiate(*module, linker);
+    EXPECT_TRUE(inst.ok()) << inst.error().to_string();
+    instance = *inst;
+  }
+};
+
+TEST(FiberHostReentry, UnboundedHostRecursionInsideAFiberIsCallStackExhausted) {
+  ReentryHarness h;
+  auto r = h.store.call(*h.instance->get_export("in-fiber"), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "call stack exhausted");
+  // The store stays usable.
+  auto again = h.store.call(*h.instance->get_export("in-fiber"), {});
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().message, "call stack exhausted");
+}
+
+TEST(FiberHostReentry, UnboundedHostRecursionOnTheMainStackIsCallStackExhausted) {
+  ReentryHarness h;
+  auto r = h.store.call(*h.instance->get_export("on-main"), {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "call stack exhausted");
+}
+
 }  // namespace
 }  // namespace weft

@@ -56,6 +56,68 @@ TEST(Interpreter, RecursionAndLoops) {
   EXPECT_EQ(h.i32("sum", {Value::i32(100)}), 5050u);
 }
 
+TEST(Interpreter, FusedAddressAddWrapsAndBoundsChecks) {
+  // `a b i32.add; load/store` runs as one fused op (translate.cc,
+  // take_address_add): the sum must wrap at 32 bits before the static offset
+  // is added, and the bounds check must use the full effective address.
+  Harness h(R"((module
+    (memory 1)
+    (func (export "store_load") (param $a i32) (param $b i32) (param $v i32) (result i32)
+      (i32.store offset=4 (i32.add (local.get $a) (local.get $b)) (local.get $v))
+      (i32.load offset=4 (i32.add (local.get $a) (local.get $b))))
+    (func (export "load8") (param $a i32) (result i32)
+      (i32.load8_u (i32.add (local.get $a) (i32.const 1))))
+    (func (export "f64_roundtrip") (param $a i32) (result i32)
+      (f64.store offset=8 (i32.add (local.get $a) (i32.const 16)) (f64.const 2.5))
+      (i32.trunc_f64_s (f64.mul (f64.load offset=8 (i32.add (local.get $a) (i32.const 16))) (f64.const 4))))
+    (func (export "i64_store8") (param $a i32) (param $b i32) (result i32)
+      (i64.store8 (i32.add (local.get $a) (local.get $b)) (i64.const 0x1ff))
+      (i32.load (local.get $b)))
+    (func (export "load_offset_past_end") (param $a i32) (result i32)
+      (i32.load offset=65533 (i32.add (local.get $a) (i32.const 0)))))
+  )");
+  EXPECT_EQ(h.i32("store_load", {Value::i32(100), Value::i32(20), Value::i32(0xCAFE)}), 0xCAFEu);
+  // 0xFFFFFFF8 + 16 wraps to 8; + offset 4 = 12, in bounds: a separate add would do the same.
+  EXPECT_EQ(h.i32("store_load", {Value::i32(0xFFFFFFF8u), Value::i32(16), Value::i32(77)}), 77u);
+  EXPECT_EQ(h.i32("load8", {Value::i32(0xFFFFFFFFu)}), 0u);  // (-1 + 1) wraps to address 0
+  EXPECT_EQ(h.i32("f64_roundtrip", {Value::i32(0xFFFFFFF0u)}), 10u);  // address 0 + 8
+  EXPECT_EQ(h.i32("i64_store8", {Value::i32(0), Value::i32(40)}), 0xFFu);  // one byte only
+  // Without the wrap the address would be 2^32 + 8; with it, 8 + offset 4 is fine.
+  EXPECT_EQ(h.i32("store_load", {Value::i32(0xFFFFFFFFu), Value::i32(9), Value::i32(5)}), 5u);
+  auto oob = h.call("store_load", {Value::i32(65000), Value::i32(530), Value::i32(1)});
+  ASSERT_FALSE(oob.ok());
+  EXPECT_EQ(oob.error().message, "out of bounds memory access");
+  auto past = h.call("load_offset_past_end", {Value::i32(0)});
+  ASSERT_FALSE(past.ok());
+  EXPECT_EQ(past.error().message, "out of bounds memory access");
+}
+
+TEST(Interpreter, TeeOfAFreshResultWritesTheLocalAndKeepsItsValue) {
+  // `…; local.tee x` lets the producer write x directly and the stack entry
+  // read x (translate.cc): x must hold the value afterwards, and a later write
+  // to x while that entry is still pending must not change it.
+  Harness h(R"((module
+    (func (export "tee_then_overwrite") (param i32) (result i32) (local i32)
+      (local.tee 1 (i32.add (local.get 0) (i32.const 1)))
+      (local.set 1 (i32.const 100))
+      (local.get 1)
+      (i32.add))
+    (func (export "tee_keeps_local") (param i32) (result i32) (local i32)
+      (drop (local.tee 1 (i32.mul (local.get 0) (i32.const 3))))
+      (local.get 1))
+    (func (export "count_by_tee") (param i32) (result i32) (local i32 i32)
+      (loop $l
+        (local.set 2 (i32.add (local.get 2) (i32.const 1)))
+        ;; (the second test only bounds the loop should the counter be lost)
+        (br_if $l (i32.and (i32.lt_u (local.tee 1 (i32.add (local.get 1) (i32.const 4))) (local.get 0))
+                           (i32.lt_u (local.get 2) (i32.const 1000)))))
+      (i32.add (i32.mul (local.get 2) (i32.const 1000)) (local.get 1))))
+  )");
+  EXPECT_EQ(h.i32("tee_then_overwrite", {Value::i32(7)}), 108u);
+  EXPECT_EQ(h.i32("tee_keeps_local", {Value::i32(5)}), 15u);
+  EXPECT_EQ(h.i32("count_by_tee", {Value::i32(40)}), 10040u);  // 10 iterations, local 1 = 40
+}
+
 TEST(Interpreter, LocalReadBeforeOverwriteKeepsOldValue) {
   // `local.get 0` is still on the stack when local 0 is overwritten.
   Harness h(R"((module

@@ -1,9 +1,17 @@
 // Each configured limit stops a hostile module with a clear error and never
 // aborts: infinite loops (fuel), memory.grow and table.grow bombs, oversized
-// memories and tables, recursion bombs, absurd local counts.
+// memories and tables, recursion bombs, absurd local counts, fiber bombs
+// (Config::max_fibers and `weft run --max-fibers`), recursion on small fiber
+// stacks, and suspended fibers outliving their store.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "weft/weft.h"
@@ -303,6 +311,237 @@ TEST(Locals, AbsurdLocalCountsAreALimitError) {
   ASSERT_FALSE(inst.ok());
   EXPECT_EQ(inst.error().kind, ErrorKind::Limit);
   EXPECT_NE(inst.error().message.find("local slots"), std::string::npos) << inst.error().message;
+}
+
+// ---- fibers: the live-fiber limit -------------------------------------------------
+
+// Three ways to create fibers without bound: fresh fibers dropped at once
+// (no garbage collector: each stays live), a chain in which every fiber
+// spawns the next (all waiting), and fibers that suspend at once and are
+// never resumed (each holding a stack). `$made` counts successful creations.
+constexpr std::string_view kFiberBombs = R"((module
+  (type $g (fiber))
+  (tag $parked)
+  (global $made (mut i32) (i32.const 0))
+  (func $count (global.set $made (i32.add (global.get $made) (i32.const 1))))
+  (func (export "made") (result i32) (global.get $made))
+
+  (func $idle (param $self (ref $g)) (unreachable) (event $parked))
+  (func (export "new-bomb")
+    (loop $l (drop (fiber.new $idle)) (call $count) (br $l)))
+  (func (export "new-some") (param $n i32)
+    (loop $l
+      (drop (fiber.new $idle)) (call $count)
+      (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))))
+
+  (func $chain (param $self (ref $g)) (call $count) (fiber.spawn $chain))
+  (func (export "spawn-chain") (fiber.spawn $chain))
+
+  (func $park (param $self (ref $g)) (fiber.suspend $parked (local.get $self)))
+  (func (export "park-bomb")
+    (loop $l
+      (handle (fiber.spawn $park) (event $parked))
+      (call $count)
+      (br $l))))
+)";
+
+Config with_max_fibers(uint64_t max_fibers) {
+  Config c;
+  c.max_fibers = max_fibers;
+  return c;
+}
+
+TEST(FiberLimit, FreshFiberBombIsTooManyFibers) {
+  Harness h(with_max_fibers(100), kFiberBombs);
+  ASSERT_TRUE(h.instance);
+  expect_trap(h.call("new-bomb"), ErrorKind::Trap, "too many fibers");
+  EXPECT_EQ(h.i32("made"), 100u);
+  // Fresh fibers belong to no chain: the trap leaves them live, and a failed
+  // creation creates nothing, so the limit still holds.
+  expect_trap(h.call("new-bomb"), ErrorKind::Trap, "too many fibers");
+  EXPECT_EQ(h.i32("made"), 100u);
+}
+
+TEST(FiberLimit, SpawnChainIsTooManyFibersAndTheTrapFreesTheChain) {
+  Harness h(with_max_fibers(100), kFiberBombs);
+  ASSERT_TRUE(h.instance);
+  expect_trap(h.call("spawn-chain"), ErrorKind::Trap, "too many fibers");
+  EXPECT_EQ(h.i32("made"), 100u);
+  // The trap aborted the chain segment, so all 100 fibers died with it: the
+  // next chain gets the whole limit again.
+  expect_trap(h.call("spawn-chain"), ErrorKind::Trap, "too many fibers");
+  EXPECT_EQ(h.i32("made"), 200u);
+}
+
+TEST(FiberLimit, SuspendedFiberBombIsTooManyFibers) {
+  Harness h(with_max_fibers(100), kFiberBombs);
+  ASSERT_TRUE(h.instance);
+  expect_trap(h.call("park-bomb"), ErrorKind::Trap, "too many fibers");
+  EXPECT_EQ(h.i32("made"), 100u);
+}
+
+TEST(FiberLimit, UnderTheLimitFibersAreCreated) {
+  Harness h(with_max_fibers(100), kFiberBombs);
+  ASSERT_TRUE(h.instance);
+  ASSERT_TRUE(h.call("new-some", {Value::i32(100)}).ok());
+  EXPECT_EQ(h.i32("made"), 100u);
+  expect_trap(h.call("new-some", {Value::i32(1)}), ErrorKind::Trap, "too many fibers");
+}
+
+// The same limit from the command line: `weft run --max-fibers N`.
+class FiberLimitCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // One directory per test: ctest runs the tests of this file in parallel.
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("weft_limits_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::create_directories(dir_);
+    module_ = dir_ / "bombs.wat";
+    std::ofstream(module_) << kFiberBombs;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  // Runs `weft run OPTIONS <module> ARGS` and returns the exit status; stderr in err_.
+  int run(const std::string& options, const std::string& args = "") {
+    const std::filesystem::path err = dir_ / "stderr";
+    const std::string command = std::string("'") + WEFT_CLI_PATH + "' run " + options + " '" + module_.string() +
+                                "' " + args + " >/dev/null 2>'" + err.string() + "'";
+    const int status = std::system(command.c_str());
+    std::ifstream in(err);
+    std::ostringstream text;
+    text << in.rdbuf();
+    err_ = text.str();
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  std::filesystem::path dir_, module_;
+  std::string err_;
+};
+
+TEST_F(FiberLimitCli, MaxFibersStopsAFiberBomb) {
+  EXPECT_EQ(run("--max-fibers 16 --invoke new-bomb"), 1);
+  EXPECT_NE(err_.find("too many fibers"), std::string::npos) << err_;
+  EXPECT_EQ(run("--max-fibers 16 --invoke spawn-chain"), 1);
+  EXPECT_NE(err_.find("too many fibers"), std::string::npos) << err_;
+  EXPECT_EQ(run("--max-fibers 16 --invoke park-bomb"), 1);
+  EXPECT_NE(err_.find("too many fibers"), std::string::npos) << err_;
+}
+
+TEST_F(FiberLimitCli, MaxFibersIsTheBound) {
+  EXPECT_EQ(run("--max-fibers 16 --invoke new-some", "16"), 0) << err_;
+  EXPECT_EQ(run("--max-fibers 16 --invoke new-some", "17"), 1);
+  EXPECT_NE(err_.find("too many fibers"), std::string::npos) << err_;
+  EXPECT_EQ(run("--max-fibers 1000 --invoke new-some", "1000"), 0) << err_;
+}
+
+// ---- fibers: stack size ----------------------------------------------------------
+
+constexpr std::string_view kFiberRecursion = R"((module
+  (type $g (fiber (result i32)))
+  (tag $parked)
+  (tag $wake)
+  (func $rec (param $n i32) (result i32)
+    (if (result i32) (i32.eqz (local.get $n))
+      (then (i32.const 0))
+      (else (i32.add (i32.const 1) (call $rec (i32.sub (local.get $n) (i32.const 1)))))))
+  (func $recurse (param $self (ref $g)) (param $n i32) (result i32) (call $rec (local.get $n)))
+  (func (export "in-fiber") (param $n i32) (result i32) (fiber.spawn $recurse (local.get $n)))
+  (func (export "on-root") (param $n i32) (result i32) (call $rec (local.get $n)))
+
+  (func $forever (param $self (ref $g)) (result i32) (call $forever (local.get $self)))
+  (func (export "unbounded") (result i32) (fiber.spawn $forever))
+
+  ;; A fiber suspended before another one exhausts its stack.
+  (global $parked (mut (ref null $g)) (ref.null $g))
+  (func $sleeper (param $self (ref $g)) (result i32)
+    (global.set $parked (local.get $self))
+    (handle (fiber.suspend $parked (local.get $self)) (event $wake))
+    (i32.const 7))
+  (func (export "park") (handle (drop (fiber.spawn $sleeper)) (event $parked)))
+  (func (export "wake") (result i32) (fiber.resume $g $wake (global.get $parked))))
+)";
+
+Config with_fiber_stack(uint64_t bytes) {
+  Config c;
+  c.fiber_stack_size = bytes;
+  return c;
+}
+
+TEST(FiberStack, UnboundedRecursionInAFiberIsCallStackExhausted) {
+  Harness h(with_fiber_stack(128 * 1024), kFiberRecursion);
+  ASSERT_TRUE(h.instance);
+  expect_trap(h.call("unbounded"), ErrorKind::Exhaustion, "call stack exhausted");
+  // The store is still usable, and the aborted fiber's stack was returned.
+  EXPECT_EQ(h.i32("in-fiber", {Value::i32(10)}), 10u);
+  expect_trap(h.call("unbounded"), ErrorKind::Exhaustion, "call stack exhausted");
+}
+
+TEST(FiberStack, TheFiberStackSizeBoundsRecursionInsideFibers) {
+  // 5000 frames fit the root's value stack (16 MiB) but not a 128 KiB fiber.
+  Harness small(with_fiber_stack(128 * 1024), kFiberRecursion);
+  ASSERT_TRUE(small.instance);
+  EXPECT_EQ(small.i32("on-root", {Value::i32(5000)}), 5000u);
+  EXPECT_EQ(small.i32("in-fiber", {Value::i32(100)}), 100u);
+  expect_trap(small.call("in-fiber", {Value::i32(5000)}), ErrorKind::Exhaustion, "call stack exhausted");
+  Harness large(with_fiber_stack(8 * 1024 * 1024), kFiberRecursion);
+  ASSERT_TRUE(large.instance);
+  EXPECT_EQ(large.i32("in-fiber", {Value::i32(5000)}), 5000u);
+}
+
+TEST(FiberStack, ExhaustionLeavesSuspendedFibersAlone) {
+  Harness h(with_fiber_stack(128 * 1024), kFiberRecursion);
+  ASSERT_TRUE(h.instance);
+  ASSERT_TRUE(h.call("park").ok());
+  expect_trap(h.call("unbounded"), ErrorKind::Exhaustion, "call stack exhausted");
+  EXPECT_EQ(h.i32("wake"), 7u);
+}
+
+// ---- fibers: memory held by suspended fibers -------------------------------------
+
+// Virtual memory of this process (VmSize, KiB): fiber stacks are mappings, so
+// a stack that outlived its store would show here (the leak checker only sees
+// malloc).
+uint64_t mapped_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmSize:") {
+      uint64_t kib = 0;
+      status >> kib;
+      return kib;
+    }
+    status.ignore(1 << 16, '\n');
+  }
+  return 0;
+}
+
+TEST(FiberMemory, SuspendedFibersAreFreedWithTheirStore) {
+  // Each round leaves 64 fibers suspended at recursion depth 200 on 1 MiB
+  // stacks (64 MiB reserved) and drops the store; 24 rounds would leak 1.5 GiB.
+  constexpr std::string_view kParkDeep = R"((module
+    (type $g (fiber (result i32)))
+    (tag $parked)
+    (func $rec (param $self (ref $g)) (param $n i32) (result i32)
+      (if (result i32) (i32.eqz (local.get $n))
+        (then (fiber.suspend $parked (local.get $self)))
+        (else (i32.add (i32.const 1) (call $rec (local.get $self) (i32.sub (local.get $n) (i32.const 1)))))))
+    (func (export "park-deep") (param $fibers i32) (param $depth i32)
+      (loop $l
+        (handle (drop (fiber.spawn $rec (local.get $depth))) (event $parked))
+        (br_if $l (local.tee $fibers (i32.sub (local.get $fibers) (i32.const 1)))))))
+  )";
+  Config config = with_fiber_stack(1024 * 1024);
+  uint64_t before = 0;
+  for (int round = 0; round < 24; ++round) {
+    Harness h(config, kParkDeep);
+    ASSERT_TRUE(h.instance);
+    ASSERT_TRUE(h.call("park-deep", {Value::i32(64), Value::i32(200)}).ok());
+    if (round == 1) before = mapped_kib();  // after the allocators warmed up
+  }
+  const uint64_t after = mapped_kib();
+  ASSERT_GT(before, 0u);
+  EXPECT_LT(after, before + 256 * 1024) << "VmSize grew from " << before << " KiB to " << after << " KiB";
 }
 
 }  // namespace

@@ -101,9 +101,24 @@ TEST_F(Cli, MissingFileIsAUsageError) {
 
 TEST_F(Cli, UnknownTierIsRejected) {
   fs::path wat = write("add.wat", kAddWat);
-  CliResult r = weft("run --tier=jit --invoke add " + q(wat) + " 1 2");
+  CliResult r = weft("run --tier=turbo --invoke add " + q(wat) + " 1 2");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("unsupported tier 'jit'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unsupported tier 'turbo'"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, InspectDisasmPrintsJitCode) {
+  fs::path wat = write("add.wat", kAddWat);
+  CliResult r = weft("inspect --disasm add " + q(wat));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("add: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ret"), std::string::npos) << r.out;
+}
+
+TEST_F(Cli, JitTierRunsTheSameProgram) {
+  fs::path wat = write("add.wat", kAddWat);
+  CliResult r = weft("run --tier=jit --invoke add " + q(wat) + " 1 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, weft("run --tier=interp --invoke add " + q(wat) + " 1 2").out);
 }
 
 TEST_F(Cli, InvokePrintsResults) {

@@ -1,0 +1,83 @@
+// Calls. Every callee — JIT code, interpreter trampoline or host trampoline —
+// is entered through FuncInstance::native_entry with the same convention
+// (jit/context.h), so direct and indirect calls are one sequence: spill the
+// stack (arguments land in their canonical slots, which become the callee's
+// frame), call, check for a trap, reload the memory registers.
+#include "jit/compiler.h"
+#include "jit/context.h"
+
+namespace weft::jit {
+
+namespace reg = x64::reg;
+
+namespace {
+int32_t native_entry_offset() {
+  static const int32_t offset = [] {
+    runtime::FuncInstance probe;
+    return int32_t(reinterpret_cast<const char*>(&probe.native_entry) - reinterpret_cast<const char*>(&probe));
+  }();
+  return offset;
+}
+
+bool has_vec(const FuncType& t) {
+  for (ValType v : t.params)
+    if (v.is_vec()) return true;
+  for (ValType v : t.results)
+    if (v.is_vec()) return true;
+  return false;
+}
+}  // namespace
+
+void FunctionCompiler::check_call_result() {
+  masm_.test(false, reg::rax, reg::rax);
+  masm_.jump_if_nonzero(propagate_);
+  reload_memory();
+}
+
+// Expects the callee FuncInstance* in rdx and the stack spilled.
+void FunctionCompiler::call_function(const runtime::FuncInstance*, uint32_t params, uint32_t results) {
+  uint32_t first = height() - params;
+  masm_.move(reg::rdi, reg::r12);
+  masm_.lea(reg::rsi, reg::rbx, stack_disp(first));
+  masm_.call_indirect_mem(reg::rdx, native_entry_offset());
+  check_call_result();
+  truncate(first);
+  push_slots(results);
+}
+
+Result<void> FunctionCompiler::compile_call(Opcode op, const Immediates& imm, bool& handled) {
+  handled = true;
+  switch (op) {
+    case Opcode::Call: {
+      runtime::FuncInstance* callee = instance_.functions[imm.a];
+      if (has_vec(*callee->type)) return unsupported("call with v128 values");
+      spill_all();
+      masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(callee));
+      call_function(callee, uint32_t(callee->type->params.size()), uint32_t(callee->type->results.size()));
+      return {};
+    }
+    case Opcode::CallIndirect: {
+      const FuncType& type = module_.types[imm.a];
+      if (has_vec(type)) return unsupported("call_indirect with v128 values");
+      Reg index = pop_to_reg();
+      spill_all();
+      masm_.zero_extend32(reg::rcx, index);
+      free_reg(index);
+      masm_.move(reg::rdi, reg::r12);
+      masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
+      masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(instance_.tables[imm.b]));
+      masm_.move_imm(reg::r8, instance_.type_ids[imm.a]);
+      masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_resolve_indirect));
+      masm_.test(true, reg::rax, reg::rax);
+      masm_.jump_if_zero(trap_return_);
+      masm_.move(reg::rdx, reg::rax);
+      call_function(nullptr, uint32_t(type.params.size()), uint32_t(type.results.size()));
+      return {};
+    }
+    default:
+      handled = false;
+      return {};
+  }
+}
+
+}  // namespace weft::jit

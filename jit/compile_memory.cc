@@ -1,0 +1,130 @@
+// Linear memory: loads and stores with explicit bounds checks against the
+// cached size (r14), memory.size, memory.grow (runtime helper).
+#include "jit/compiler.h"
+#include "jit/context.h"
+
+namespace weft::jit {
+
+namespace reg = x64::reg;
+using x64::MemWidth;
+
+namespace {
+struct Access {
+  MemWidth width;
+  uint32_t bytes;
+  bool store;
+};
+
+std::optional<Access> access_of(Opcode op) {
+  switch (op) {
+    case Opcode::I32Load: case Opcode::F32Load: return Access{MemWidth::U32, 4, false};
+    case Opcode::I64Load: case Opcode::F64Load: return Access{MemWidth::U64, 8, false};
+    case Opcode::I32Load8S: return Access{MemWidth::S8, 1, false};
+    case Opcode::I32Load8U: case Opcode::I64Load8U: return Access{MemWidth::U8, 1, false};
+    case Opcode::I32Load16S: return Access{MemWidth::S16, 2, false};
+    case Opcode::I32Load16U: case Opcode::I64Load16U: return Access{MemWidth::U16, 2, false};
+    case Opcode::I64Load8S: return Access{MemWidth::S8, 1, false};
+    case Opcode::I64Load16S: return Access{MemWidth::S16, 2, false};
+    case Opcode::I64Load32S: return Access{MemWidth::S32, 4, false};
+    case Opcode::I64Load32U: return Access{MemWidth::U32, 4, false};
+    case Opcode::I32Store: case Opcode::F32Store: case Opcode::I64Store32: return Access{MemWidth::U32, 4, true};
+    case Opcode::I64Store: case Opcode::F64Store: return Access{MemWidth::U64, 8, true};
+    case Opcode::I32Store8: case Opcode::I64Store8: return Access{MemWidth::U8, 1, true};
+    case Opcode::I32Store16: case Opcode::I64Store16: return Access{MemWidth::U16, 2, true};
+    default: return std::nullopt;
+  }
+}
+
+// 32-bit loads that sign-extend must leave a zero-extended i32.
+bool is_i32_signed_load(Opcode op) { return op == Opcode::I32Load8S || op == Opcode::I32Load16S; }
+
+constexpr uint8_t kBytesPerFuelShift = 16;  // 1 fuel per 64 KiB, as the interpreter
+}  // namespace
+
+Result<void> FunctionCompiler::compile_memory(Opcode op, const Immediates& imm, bool& handled) {
+  handled = true;
+  if (std::optional<Access> access = access_of(op)) {
+    Reg value = 0;
+    if (access->store) value = pop_to_reg();
+    Reg addr = pop_to_reg();
+    masm_.zero_extend32(addr, addr);
+    // ea = zext(addr) + offset; in bounds iff ea + bytes ≤ size (64-bit: no overflow).
+    uint64_t offset = imm.b;
+    int32_t disp = int32_t(offset);
+    if (offset + access->bytes > 0x7FFFFFFFu) {
+      masm_.move_imm(reg::r11, offset);
+      masm_.int_op(x64::IntOp::Add, true, addr, reg::r11);
+      disp = 0;
+    }
+    masm_.lea(reg::r11, addr, disp + int32_t(access->bytes));
+    masm_.cmp(true, reg::r11, reg::r14);
+    masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+    if (access->store) {
+      masm_.store_mem(access->width, reg::r13, addr, disp, value);
+      free_reg(addr);
+      free_reg(value);
+    } else {
+      masm_.load_mem(access->width, addr, reg::r13, addr, disp);
+      if (is_i32_signed_load(op)) masm_.zero_extend32(addr, addr);
+      push_reg(addr);
+    }
+    return {};
+  }
+  switch (op) {
+    case Opcode::MemorySize: {
+      Reg r = alloc_reg();
+      masm_.move(r, reg::r14);
+      masm_.shift_imm(x64::ShiftOp::ShrU, true, r, 16);
+      push_reg(r);
+      return {};
+    }
+    case Opcode::MemoryGrow: {
+      Reg delta = pop_to_reg();
+      spill_all();
+      masm_.zero_extend32(reg::rsi, delta);
+      free_reg(delta);
+      masm_.move_imm(reg::rdi, reinterpret_cast<uint64_t>(memory_));
+      masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_memory_grow));
+      reload_memory();
+      push_reg(reg::rax);
+      return {};
+    }
+    case Opcode::MemoryInit:
+      spill_all();
+      charge_fuel_bulk(height() - 1, kBytesPerFuelShift);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_init), memory_, &instance_.datas[imm.a], 3, 0);
+      return {};
+    case Opcode::DataDrop:
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_data_drop), &instance_.datas[imm.a], nullptr, 0, 0);
+      return {};
+    case Opcode::MemoryCopy:
+      spill_all();
+      charge_fuel_bulk(height() - 1, kBytesPerFuelShift);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_copy), memory_, nullptr, 3, 0);
+      return {};
+    case Opcode::MemoryFill:
+      spill_all();
+      charge_fuel_bulk(height() - 1, kBytesPerFuelShift);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_fill), memory_, nullptr, 3, 0);
+      return {};
+    default:
+      handled = false;
+      return {};
+  }
+}
+
+void FunctionCompiler::call_bulk(const void* helper, const void* a, const void* b, uint32_t operands,
+                                 uint32_t results) {
+  spill_all();
+  uint32_t first = height() - operands;
+  masm_.move_imm(reg::rdi, reinterpret_cast<uint64_t>(a));
+  masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(b));
+  masm_.lea(reg::rdx, reg::rbx, stack_disp(first));
+  masm_.call_absolute(helper);
+  masm_.test(false, reg::rax, reg::rax);
+  masm_.jump_if_nonzero(thunk_trap_);
+  truncate(first);
+  push_slots(results);
+}
+
+}  // namespace weft::jit

@@ -1,0 +1,330 @@
+// Numeric instructions: integer arithmetic, comparisons, shifts, division with
+// its traps, the integer extensions and the common float operations (SSE2
+// arithmetic, sqrt, comparisons, sign-bit operations, promote/demote, signed
+// int → float; SSE4.1 rounding when the CPU has it) natively; every other
+// numeric instruction (min/max, float → int, unsigned int → float) as a call to
+// its runtime/numeric.h thunk (numeric_thunks.h).
+#include "jit/compiler.h"
+#include "jit/numeric_thunks.h"
+
+#include <asmjit/core.h>
+
+namespace weft::jit {
+
+using x64::FloatCond;
+using x64::FloatOp;
+using x64::IntOp;
+using x64::RoundMode;
+using x64::ShiftOp;
+namespace reg = x64::reg;
+
+namespace {
+bool fits_imm32(uint64_t v, bool wide) { return wide ? int64_t(v) == int64_t(int32_t(v)) : true; }
+
+// roundss/roundsd are SSE4.1 (baseline x86-64 has only SSE2): checked once;
+// without them ceil/floor/trunc/nearest stay on their thunks.
+bool host_has_sse41() {
+  static const bool has = asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kSSE4_1);
+  return has;
+}
+}  // namespace
+
+void FunctionCompiler::int_binary(IntOp op, bool wide) {
+  StackValue b = stack_.back();
+  if (b.loc == Loc::Const && fits_imm32(b.imm, wide)) {
+    stack_.pop_back();
+    Reg a = pop_to_reg();
+    masm_.int_op_imm(op, wide, a, int32_t(uint32_t(b.imm)));
+    push_reg(a);
+    return;
+  }
+  Reg rb = pop_to_reg();
+  Reg a = pop_to_reg();
+  masm_.int_op(op, wide, a, rb);
+  free_reg(rb);
+  push_reg(a);
+}
+
+void FunctionCompiler::compare(Cond cond, bool wide) {
+  StackValue b = stack_.back();
+  Reg a;
+  if (b.loc == Loc::Const && fits_imm32(b.imm, wide)) {
+    stack_.pop_back();
+    a = pop_to_reg();
+    masm_.cmp_imm(wide, a, int32_t(uint32_t(b.imm)));
+  } else {
+    Reg rb = pop_to_reg();
+    a = pop_to_reg();
+    masm_.cmp(wide, a, rb);
+    free_reg(rb);
+  }
+  masm_.set_cond(cond, a);
+  push_reg(a);
+}
+
+void FunctionCompiler::eqz(bool wide) {
+  Reg a = pop_to_reg();
+  masm_.test(wide, a, a);
+  masm_.set_zero(a, wide);
+  push_reg(a);
+}
+
+void FunctionCompiler::shift(ShiftOp op, bool wide) {
+  // x86 masks the count to 5 or 6 bits, exactly Wasm's `k mod N`.
+  StackValue count = stack_.back();
+  if (count.loc == Loc::Const) {
+    stack_.pop_back();
+    Reg a = pop_to_reg();
+    masm_.shift_imm(op, wide, a, uint8_t(count.imm & (wide ? 63 : 31)));
+    push_reg(a);
+    return;
+  }
+  evict(reg::rcx);
+  Reg c = pop_to_reg();
+  const uint32_t rcx_mask = 1u << reg::rcx;
+  Reg a = pop_to_reg(rcx_mask);
+  if (c != reg::rcx) {
+    claim_reg(reg::rcx);
+    masm_.move(reg::rcx, c);
+    free_reg(c);
+  }
+  masm_.shift_cl(op, wide, a);
+  free_reg(reg::rcx);
+  push_reg(a);
+}
+
+void FunctionCompiler::divide(bool is_signed, bool wide, bool remainder) {
+  // idiv/div take the dividend in rdx:rax: free both, divisor elsewhere.
+  evict(reg::rax);
+  evict(reg::rdx);
+  const uint32_t fixed = (1u << reg::rax) | (1u << reg::rdx);
+  Reg divisor = pop_to_reg(fixed);
+  Reg dividend = pop_to_reg(fixed);
+  claim_reg(reg::rax);
+  claim_reg(reg::rdx);
+  masm_.move(reg::rax, dividend);
+  free_reg(dividend);
+
+  masm_.test(wide, divisor, divisor);
+  masm_.jump_if_zero(trap_label(runtime::TrapKind::IntegerDivideByZero));
+  Label done = masm_.new_label();
+  if (is_signed) {
+    // INT_MIN / -1 overflows (div traps, rem is 0); idiv would fault on it.
+    Label normal = masm_.new_label();
+    masm_.cmp_imm(wide, divisor, -1);
+    masm_.jump_if(Cond::Ne, normal);
+    if (remainder) {
+      masm_.move_imm(reg::rdx, 0);
+      masm_.jump(done);
+    } else {
+      masm_.move_imm(x64::reg::r11, wide ? 0x8000000000000000ull : 0x80000000ull);
+      masm_.cmp(wide, reg::rax, x64::reg::r11);
+      masm_.jump_if(Cond::Eq, trap_label(runtime::TrapKind::IntegerOverflow));
+    }
+    masm_.bind(normal);
+  }
+  masm_.divide(is_signed, wide, divisor);
+  masm_.bind(done);
+  free_reg(divisor);
+  if (remainder) {
+    free_reg(reg::rax);
+    push_reg(reg::rdx);
+  } else {
+    free_reg(reg::rdx);
+    push_reg(reg::rax);
+  }
+}
+
+void FunctionCompiler::extend(int from_bits, bool wide) {
+  Reg a = pop_to_reg();
+  masm_.sign_extend(a, a, from_bits, wide);
+  if (!wide) masm_.zero_extend32(a, a);
+  push_reg(a);
+}
+
+void FunctionCompiler::float_binary(FloatOp op, bool f64) {
+  Reg b = pop_to_reg();
+  Reg a = pop_to_reg();
+  masm_.float_op(op, f64, a, b);
+  free_reg(b);
+  push_reg(a);
+}
+
+void FunctionCompiler::float_compare(FloatCond cond, bool f64) {
+  Reg b = pop_to_reg();
+  Reg a = pop_to_reg();
+  masm_.float_compare(cond, f64, a, b);
+  free_reg(b);
+  push_reg(a);
+}
+
+void FunctionCompiler::float_copysign(bool f64) {
+  Reg b = pop_to_reg();
+  Reg a = pop_to_reg();
+  masm_.float_copysign(f64, a, b);
+  free_reg(b);
+  push_reg(a);
+}
+
+bool FunctionCompiler::float_unary(Opcode op) {
+  // Unary float operations rewrite their one register in place.
+  auto in_place = [&](auto emit) {
+    Reg a = pop_to_reg();
+    emit(a);
+    push_reg(a);
+    return true;
+  };
+  const bool sse41 = host_has_sse41();
+  switch (op) {
+    case Opcode::F32Sqrt: return in_place([&](Reg a) { masm_.float_sqrt(false, a); });
+    case Opcode::F64Sqrt: return in_place([&](Reg a) { masm_.float_sqrt(true, a); });
+    case Opcode::F32Abs: return in_place([&](Reg a) { masm_.float_abs(false, a); });
+    case Opcode::F64Abs: return in_place([&](Reg a) { masm_.float_abs(true, a); });
+    case Opcode::F32Neg: return in_place([&](Reg a) { masm_.float_neg(false, a); });
+    case Opcode::F64Neg: return in_place([&](Reg a) { masm_.float_neg(true, a); });
+    case Opcode::F64PromoteF32: return in_place([&](Reg a) { masm_.float_promote(a); });
+    case Opcode::F32DemoteF64: return in_place([&](Reg a) { masm_.float_demote(a); });
+    case Opcode::F32ConvertI32S: return in_place([&](Reg a) { masm_.float_convert_s(false, false, a); });
+    case Opcode::F32ConvertI64S: return in_place([&](Reg a) { masm_.float_convert_s(false, true, a); });
+    case Opcode::F64ConvertI32S: return in_place([&](Reg a) { masm_.float_convert_s(true, false, a); });
+    case Opcode::F64ConvertI64S: return in_place([&](Reg a) { masm_.float_convert_s(true, true, a); });
+    default: break;
+  }
+  if (!sse41) return false;
+  switch (op) {
+    case Opcode::F32Ceil: return in_place([&](Reg a) { masm_.float_round(RoundMode::Ceil, false, a); });
+    case Opcode::F64Ceil: return in_place([&](Reg a) { masm_.float_round(RoundMode::Ceil, true, a); });
+    case Opcode::F32Floor: return in_place([&](Reg a) { masm_.float_round(RoundMode::Floor, false, a); });
+    case Opcode::F64Floor: return in_place([&](Reg a) { masm_.float_round(RoundMode::Floor, true, a); });
+    case Opcode::F32Trunc: return in_place([&](Reg a) { masm_.float_round(RoundMode::Trunc, false, a); });
+    case Opcode::F64Trunc: return in_place([&](Reg a) { masm_.float_round(RoundMode::Trunc, true, a); });
+    case Opcode::F32Nearest: return in_place([&](Reg a) { masm_.float_round(RoundMode::Nearest, false, a); });
+    case Opcode::F64Nearest: return in_place([&](Reg a) { masm_.float_round(RoundMode::Nearest, true, a); });
+    default: return false;
+  }
+}
+
+void FunctionCompiler::call_thunk(const void* fn, uint32_t operands, bool can_trap) {
+  spill_all();
+  uint32_t first = height() - operands;
+  masm_.lea(reg::rdi, reg::rbx, stack_disp(first));
+  masm_.call_absolute(fn);
+  if (can_trap) {
+    masm_.test(false, reg::rax, reg::rax);
+    masm_.jump_if_nonzero(thunk_trap_);
+  }
+  truncate(first);
+  push_slots(1);
+}
+
+bool FunctionCompiler::compile_numeric(Opcode op) {
+  switch (op) {
+    case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
+      return false;  // variables family (constants carry immediates)
+    case Opcode::I32Add: int_binary(IntOp::Add, false); return true;
+    case Opcode::I32Sub: int_binary(IntOp::Sub, false); return true;
+    case Opcode::I32Mul: int_binary(IntOp::Mul, false); return true;
+    case Opcode::I32And: int_binary(IntOp::And, false); return true;
+    case Opcode::I32Or: int_binary(IntOp::Or, false); return true;
+    case Opcode::I32Xor: int_binary(IntOp::Xor, false); return true;
+    case Opcode::I64Add: int_binary(IntOp::Add, true); return true;
+    case Opcode::I64Sub: int_binary(IntOp::Sub, true); return true;
+    case Opcode::I64Mul: int_binary(IntOp::Mul, true); return true;
+    case Opcode::I64And: int_binary(IntOp::And, true); return true;
+    case Opcode::I64Or: int_binary(IntOp::Or, true); return true;
+    case Opcode::I64Xor: int_binary(IntOp::Xor, true); return true;
+    case Opcode::I32Shl: shift(ShiftOp::Shl, false); return true;
+    case Opcode::I32ShrS: shift(ShiftOp::ShrS, false); return true;
+    case Opcode::I32ShrU: shift(ShiftOp::ShrU, false); return true;
+    case Opcode::I32Rotl: shift(ShiftOp::Rotl, false); return true;
+    case Opcode::I32Rotr: shift(ShiftOp::Rotr, false); return true;
+    case Opcode::I64Shl: shift(ShiftOp::Shl, true); return true;
+    case Opcode::I64ShrS: shift(ShiftOp::ShrS, true); return true;
+    case Opcode::I64ShrU: shift(ShiftOp::ShrU, true); return true;
+    case Opcode::I64Rotl: shift(ShiftOp::Rotl, true); return true;
+    case Opcode::I64Rotr: shift(ShiftOp::Rotr, true); return true;
+    case Opcode::I32DivS: divide(true, false, false); return true;
+    case Opcode::I32DivU: divide(false, false, false); return true;
+    case Opcode::I32RemS: divide(true, false, true); return true;
+    case Opcode::I32RemU: divide(false, false, true); return true;
+    case Opcode::I64DivS: divide(true, true, false); return true;
+    case Opcode::I64DivU: divide(false, true, false); return true;
+    case Opcode::I64RemS: divide(true, true, true); return true;
+    case Opcode::I64RemU: divide(false, true, true); return true;
+    case Opcode::I32Eqz: eqz(false); return true;
+    case Opcode::I64Eqz: eqz(true); return true;
+    case Opcode::I32Eq: compare(Cond::Eq, false); return true;
+    case Opcode::I32Ne: compare(Cond::Ne, false); return true;
+    case Opcode::I32LtS: compare(Cond::LtS, false); return true;
+    case Opcode::I32LtU: compare(Cond::LtU, false); return true;
+    case Opcode::I32GtS: compare(Cond::GtS, false); return true;
+    case Opcode::I32GtU: compare(Cond::GtU, false); return true;
+    case Opcode::I32LeS: compare(Cond::LeS, false); return true;
+    case Opcode::I32LeU: compare(Cond::LeU, false); return true;
+    case Opcode::I32GeS: compare(Cond::GeS, false); return true;
+    case Opcode::I32GeU: compare(Cond::GeU, false); return true;
+    case Opcode::I64Eq: compare(Cond::Eq, true); return true;
+    case Opcode::I64Ne: compare(Cond::Ne, true); return true;
+    case Opcode::I64LtS: compare(Cond::LtS, true); return true;
+    case Opcode::I64LtU: compare(Cond::LtU, true); return true;
+    case Opcode::I64GtS: compare(Cond::GtS, true); return true;
+    case Opcode::I64GtU: compare(Cond::GtU, true); return true;
+    case Opcode::I64LeS: compare(Cond::LeS, true); return true;
+    case Opcode::I64LeU: compare(Cond::LeU, true); return true;
+    case Opcode::I64GeS: compare(Cond::GeS, true); return true;
+    case Opcode::I64GeU: compare(Cond::GeU, true); return true;
+    case Opcode::I32WrapI64: {
+      Reg a = pop_to_reg();
+      masm_.zero_extend32(a, a);
+      push_reg(a);
+      return true;
+    }
+    case Opcode::I64ExtendI32U: {
+      Reg a = pop_to_reg();
+      masm_.zero_extend32(a, a);
+      push_reg(a);
+      return true;
+    }
+    case Opcode::I64ExtendI32S: extend(32, true); return true;
+    case Opcode::I32Extend8S: extend(8, false); return true;
+    case Opcode::I32Extend16S: extend(16, false); return true;
+    case Opcode::I64Extend8S: extend(8, true); return true;
+    case Opcode::I64Extend16S: extend(16, true); return true;
+    case Opcode::I64Extend32S: extend(32, true); return true;
+    case Opcode::F32Add: float_binary(FloatOp::Add, false); return true;
+    case Opcode::F32Sub: float_binary(FloatOp::Sub, false); return true;
+    case Opcode::F32Mul: float_binary(FloatOp::Mul, false); return true;
+    case Opcode::F32Div: float_binary(FloatOp::Div, false); return true;
+    case Opcode::F64Add: float_binary(FloatOp::Add, true); return true;
+    case Opcode::F64Sub: float_binary(FloatOp::Sub, true); return true;
+    case Opcode::F64Mul: float_binary(FloatOp::Mul, true); return true;
+    case Opcode::F64Div: float_binary(FloatOp::Div, true); return true;
+    case Opcode::F32Eq: float_compare(FloatCond::Eq, false); return true;
+    case Opcode::F32Ne: float_compare(FloatCond::Ne, false); return true;
+    case Opcode::F32Lt: float_compare(FloatCond::Lt, false); return true;
+    case Opcode::F32Gt: float_compare(FloatCond::Gt, false); return true;
+    case Opcode::F32Le: float_compare(FloatCond::Le, false); return true;
+    case Opcode::F32Ge: float_compare(FloatCond::Ge, false); return true;
+    case Opcode::F64Eq: float_compare(FloatCond::Eq, true); return true;
+    case Opcode::F64Ne: float_compare(FloatCond::Ne, true); return true;
+    case Opcode::F64Lt: float_compare(FloatCond::Lt, true); return true;
+    case Opcode::F64Gt: float_compare(FloatCond::Gt, true); return true;
+    case Opcode::F64Le: float_compare(FloatCond::Le, true); return true;
+    case Opcode::F64Ge: float_compare(FloatCond::Ge, true); return true;
+    case Opcode::F32Copysign: float_copysign(false); return true;
+    case Opcode::F64Copysign: float_copysign(true); return true;
+    // Reinterpretations are free: values are bit patterns in 64-bit slots.
+    case Opcode::I32ReinterpretF32: case Opcode::F32ReinterpretI32:
+    case Opcode::I64ReinterpretF64: case Opcode::F64ReinterpretI64:
+      return true;
+    default:
+      if (float_unary(op)) return true;
+      break;
+  }
+  NumericThunkInfo thunk = numeric_thunk(op);
+  if (!thunk.fn) return false;
+  call_thunk(reinterpret_cast<const void*>(thunk.fn), thunk.operands, thunk.can_trap);
+  return true;
+}
+
+}  // namespace weft::jit

@@ -1,0 +1,41 @@
+// Table instructions and elem.drop, as helper calls on the spilled operands
+// (jit/helpers.cc). table.get/set are candidates for inline fast paths once
+// TableInstance exposes a stable data/size pair to generated code.
+#include "jit/compiler.h"
+#include "jit/context.h"
+
+namespace weft::jit {
+
+namespace {
+const void* fn(BulkHelper helper) { return reinterpret_cast<const void*>(helper); }
+constexpr uint8_t kElementsPerFuelShift = 13;  // 1 fuel per 8192 elements, as the interpreter
+}  // namespace
+
+Result<void> FunctionCompiler::compile_table(Opcode op, const Immediates& imm, bool& handled) {
+  handled = true;
+  const auto& tables = instance_.tables;
+  if (op == Opcode::TableInit || op == Opcode::TableCopy || op == Opcode::TableGrow || op == Opcode::TableFill) {
+    spill_all();
+    charge_fuel_bulk(height() - 1, kElementsPerFuelShift);  // the length / delta is on top
+  }
+  switch (op) {
+    case Opcode::TableGet: call_bulk(fn(&weft_jit_table_get), tables[imm.a], nullptr, 1, 1); return {};
+    case Opcode::TableSet: call_bulk(fn(&weft_jit_table_set), tables[imm.a], nullptr, 2, 0); return {};
+    case Opcode::TableSize: call_bulk(fn(&weft_jit_table_size), tables[imm.a], nullptr, 0, 1); return {};
+    case Opcode::TableGrow: call_bulk(fn(&weft_jit_table_grow), tables[imm.a], nullptr, 2, 1); return {};
+    case Opcode::TableFill: call_bulk(fn(&weft_jit_table_fill), tables[imm.a], nullptr, 3, 0); return {};
+    case Opcode::TableCopy:
+      call_bulk(fn(&weft_jit_table_copy), tables[imm.a], tables[imm.b], 3, 0);
+      return {};
+    case Opcode::TableInit:
+      // Immediates: elem index, then table index.
+      call_bulk(fn(&weft_jit_table_init), tables[imm.b], &instance_.elems[imm.a], 3, 0);
+      return {};
+    case Opcode::ElemDrop: call_bulk(fn(&weft_jit_elem_drop), &instance_.elems[imm.a], nullptr, 0, 0); return {};
+    default:
+      handled = false;
+      return {};
+  }
+}
+
+}  // namespace weft::jit

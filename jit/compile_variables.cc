@@ -1,0 +1,91 @@
+// Constants, locals, globals, drop/select and the reference instructions that
+// are plain values (ref.null, ref.is_null, ref.func).
+#include "jit/compiler.h"
+
+namespace weft::jit {
+
+namespace reg = x64::reg;
+
+Result<void> FunctionCompiler::compile_variable(Opcode op, const Immediates& imm, bool& handled) {
+  handled = true;
+  switch (op) {
+    case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
+      push_const(imm.bits);
+      return {};
+    case Opcode::RefNull:
+      push_const(0);
+      return {};
+    case Opcode::RefFunc:
+      // Function references are FuncInstance pointers; instances never move.
+      push_const(reinterpret_cast<uint64_t>(instance_.functions[imm.a]));
+      return {};
+    case Opcode::RefIsNull: {
+      Reg a = pop_to_reg();
+      masm_.test(true, a, a);
+      masm_.set_zero(a, true);
+      push_reg(a);
+      return {};
+    }
+    case Opcode::Nop:
+      return {};
+    case Opcode::Drop:
+      pop_discard();
+      return {};
+    case Opcode::Select: case Opcode::SelectT: {
+      Reg cond = pop_to_reg();
+      Reg b = pop_to_reg();
+      Reg a = pop_to_reg();
+      masm_.test(false, cond, cond);
+      masm_.cmov_zero(a, b);
+      free_reg(cond);
+      free_reg(b);
+      push_reg(a);
+      return {};
+    }
+    case Opcode::LocalGet: {
+      Reg r = alloc_reg();
+      masm_.load64(r, reg::rbx, slot_disp(imm.a));
+      push_reg(r);
+      return {};
+    }
+    case Opcode::LocalSet: case Opcode::LocalTee: {
+      StackValue& v = stack_.back();
+      if (v.loc == Loc::Const && int64_t(v.imm) == int64_t(int32_t(v.imm))) {
+        masm_.store64_imm(reg::rbx, slot_disp(imm.a), int32_t(v.imm));
+        if (op == Opcode::LocalSet) pop_discard();
+        return {};
+      }
+      Reg r = pop_to_reg();
+      masm_.store64(reg::rbx, slot_disp(imm.a), r);
+      if (op == Opcode::LocalTee)
+        push_reg(r);
+      else
+        free_reg(r);
+      return {};
+    }
+    case Opcode::GlobalGet: {
+      // Globals never move: their value's address is a constant.
+      runtime::GlobalInstance* g = instance_.globals[imm.a];
+      if (g->type.type.is_vec()) return unsupported("v128 global");
+      Reg r = alloc_reg();
+      masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(&g->value[0]));
+      masm_.load64(r, reg::r11, 0);
+      push_reg(r);
+      return {};
+    }
+    case Opcode::GlobalSet: {
+      runtime::GlobalInstance* g = instance_.globals[imm.a];
+      if (g->type.type.is_vec()) return unsupported("v128 global");
+      Reg r = pop_to_reg();
+      masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(&g->value[0]));
+      masm_.store64(reg::r11, 0, r);
+      free_reg(r);
+      return {};
+    }
+    default:
+      handled = false;
+      return {};
+  }
+}
+
+}  // namespace weft::jit

@@ -1,0 +1,310 @@
+// The compiler's shared machinery: the abstract operand stack and register
+// cache, immediate decoding, and the walk over the body that hands each
+// instruction to its family (compile_*.cc).
+#include "jit/compiler.h"
+
+#include "core/opcodes.h"
+
+namespace weft::jit {
+
+namespace {
+// Registers the cache hands out. rbx (fp), r12 (context), r13 (memory base)
+// and r14 (memory size) are pinned; r11 is the macro-assembler's scratch.
+constexpr Reg kAllocatable[] = {x64::reg::rax, x64::reg::rcx, x64::reg::rdx, x64::reg::rsi, x64::reg::rdi,
+                                x64::reg::r8,  x64::reg::r9,  x64::reg::r10, x64::reg::r15};
+}  // namespace
+
+FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t defined_index,
+                                   runtime::MemoryInstance* memory, MacroAssembler& masm, bool metered)
+    : instance_(instance),
+      module_(*instance.module),
+      function_(module_.functions[defined_index]),
+      type_(module_.types[function_.type_index]),
+      self_(instance.functions[module_.num_imported_functions() + defined_index]),
+      memory_(memory),
+      masm_(masm),
+      reader_(function_.body) {
+  const validator::FunctionInfo& info = instance.info->functions[defined_index];
+  num_locals_ = info.num_locals;
+  frame_slots_ = info.num_locals + info.max_stack_height;
+  metered_ = metered;
+}
+
+Error FunctionCompiler::unsupported(const std::string& what) const {
+  return make_error(ErrorKind::Limit, "not compiled by the JIT: " + what,
+                    Location::in_function(self_->index, instr_offset_));
+}
+
+Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
+  for (Reg r : kAllocatable)
+    if (reg_free(r) && !(exclude_mask & (1u << r))) {
+      claim_reg(r);
+      return r;
+    }
+  // Every register holds a stack entry: spill the deepest one (the least
+  // likely to be used soon).
+  for (uint32_t i = 0; i < stack_.size(); ++i)
+    if (stack_[i].loc == Loc::Reg && !(exclude_mask & (1u << stack_[i].reg))) {
+      Reg r = stack_[i].reg;
+      spill(i);
+      claim_reg(r);
+      return r;
+    }
+  // Unreachable: at most three registers are held outside the stack at once.
+  return x64::reg::r11;
+}
+
+void FunctionCompiler::evict(Reg r) {
+  for (uint32_t i = 0; i < stack_.size(); ++i)
+    if (stack_[i].loc == Loc::Reg && stack_[i].reg == r) {
+      spill(i);
+      return;
+    }
+}
+
+void FunctionCompiler::spill(uint32_t position) {
+  StackValue& v = stack_[position];
+  if (v.loc == Loc::Reg) {
+    masm_.store64(x64::reg::rbx, stack_disp(position), v.reg);
+    free_reg(v.reg);
+  } else if (v.loc == Loc::Const) {
+    if (int64_t(v.imm) == int64_t(int32_t(v.imm))) {
+      masm_.store64_imm(x64::reg::rbx, stack_disp(position), int32_t(v.imm));
+    } else {
+      masm_.move_imm(x64::reg::r11, v.imm);
+      masm_.store64(x64::reg::rbx, stack_disp(position), x64::reg::r11);
+    }
+  }
+  v.loc = Loc::Slot;
+}
+
+void FunctionCompiler::spill_all() {
+  for (uint32_t i = 0; i < stack_.size(); ++i) spill(i);
+}
+
+Reg FunctionCompiler::pop_to_reg(uint32_t exclude_mask) {
+  StackValue v = stack_.back();
+  uint32_t position = height() - 1;
+  stack_.pop_back();
+  if (v.loc == Loc::Reg && !(exclude_mask & (1u << v.reg))) return v.reg;
+  if (v.loc == Loc::Reg) free_reg(v.reg);
+  Reg r = alloc_reg(exclude_mask);
+  if (v.loc == Loc::Reg)
+    masm_.move(r, v.reg);
+  else if (v.loc == Loc::Const)
+    masm_.move_imm(r, v.imm);
+  else
+    masm_.load64(r, x64::reg::rbx, stack_disp(position));
+  return r;
+}
+
+void FunctionCompiler::pop_discard() {
+  if (stack_.back().loc == Loc::Reg) free_reg(stack_.back().reg);
+  stack_.pop_back();
+}
+
+void FunctionCompiler::push_reg(Reg r) {
+  claim_reg(r);
+  stack_.push_back(StackValue{Loc::Reg, r, 0});
+}
+
+void FunctionCompiler::push_const(uint64_t value) { stack_.push_back(StackValue{Loc::Const, 0, value}); }
+
+void FunctionCompiler::push_slots(uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) stack_.push_back(StackValue{Loc::Slot, 0, 0});
+}
+
+void FunctionCompiler::truncate(uint32_t new_height) {
+  while (height() > new_height) pop_discard();
+}
+
+void FunctionCompiler::reload_memory() {
+  const auto* m = memory_;
+  masm_.move_imm(x64::reg::r11, reinterpret_cast<uint64_t>(m));
+  masm_.load64(x64::reg::r13, x64::reg::r11,
+               int32_t(reinterpret_cast<const char*>(&m->data) - reinterpret_cast<const char*>(m)));
+  masm_.load64(x64::reg::r14, x64::reg::r11,
+               int32_t(reinterpret_cast<const char*>(&m->size_bytes) - reinterpret_cast<const char*>(m)));
+}
+
+Label FunctionCompiler::trap_label(runtime::TrapKind kind) {
+  for (auto& [k, label] : trap_labels_)
+    if (k == kind) return label;
+  trap_labels_.push_back({kind, masm_.new_label()});
+  return trap_labels_.back().second;
+}
+
+Result<void> FunctionCompiler::read_immediates(Opcode op, Immediates& imm) {
+  validator::CodeReader& r = reader_;
+  bool ok = true;
+  switch (opcode_info(op).immediate) {
+    case ImmKind::None: break;
+    case ImmKind::BlockType: {
+      uint8_t first = 0;
+      r.peek(first);
+      if (first == validator::kRefNullPrefix || first == validator::kRefPrefix) {
+        // A typed fiber reference: one slot wide, like i32.
+        int64_t heap;
+        ok = r.skip(1) && r.s33(heap);
+        imm.block_type = -1;
+      } else {
+        ok = r.s33(imm.block_type);
+      }
+      break;
+    }
+    case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
+    case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::TagIdx:
+      ok = r.u32(imm.a);
+      break;
+    case ImmKind::BrTable: {
+      uint32_t n = 0;
+      ok = r.u32(n);
+      for (uint32_t i = 0; ok && i <= n; ++i) {
+        uint32_t t = 0;
+        ok = r.u32(t);
+        imm.targets.push_back(t);
+      }
+      break;
+    }
+    case ImmKind::CallIndirect: case ImmKind::TableInit: case ImmKind::TableCopy: case ImmKind::TypeTag:
+    case ImmKind::Memarg:
+      ok = r.u32(imm.a) && r.u32(imm.b);
+      break;
+    case ImmKind::MemIdx: case ImmKind::Lane: ok = r.skip(1); break;
+    case ImmKind::I32: {
+      int32_t v = 0;
+      ok = r.s32(v);
+      imm.bits = uint32_t(v);
+      break;
+    }
+    case ImmKind::I64: {
+      int64_t v = 0;
+      ok = r.s64(v);
+      imm.bits = uint64_t(v);
+      break;
+    }
+    case ImmKind::F32: case ImmKind::F64: {
+      size_t n = opcode_info(op).immediate == ImmKind::F32 ? 4 : 8;
+      for (size_t i = 0; ok && i < n; ++i) {
+        uint8_t b = 0;
+        ok = r.u8(b);
+        imm.bits |= uint64_t(b) << (8 * i);
+      }
+      break;
+    }
+    case ImmKind::SelectT: {
+      uint32_t n = 0;
+      ok = r.u32(n);
+      for (uint32_t i = 0; ok && i < n; ++i) {
+        uint8_t b = 0;
+        ok = r.u8(b);
+        if (b == 0x7B) return unsupported("select of v128");
+        if (ok && (b == validator::kRefNullPrefix || b == validator::kRefPrefix)) {
+          int64_t heap;
+          ok = r.s33(heap);
+        }
+      }
+      break;
+    }
+    case ImmKind::HeapType: {
+      int64_t heap;
+      ok = r.s33(heap);
+      break;
+    }
+    case ImmKind::MemoryInit: ok = r.u32(imm.a) && r.skip(1); break;
+    case ImmKind::MemoryCopy: ok = r.skip(2); break;
+    case ImmKind::V128: case ImmKind::Shuffle: ok = r.skip(16); break;
+    case ImmKind::MemargLane: ok = r.u32(imm.a) && r.u32(imm.b) && r.skip(1); break;
+  }
+  // The body was validated: a failure here means a broken IR, reported as such.
+  if (!ok) return make_error(ErrorKind::Malformed, "JIT: truncated immediate", Location::in_function(self_->index, instr_offset_));
+  return {};
+}
+
+Result<void> FunctionCompiler::block_signature(int64_t block_type, uint32_t& params, uint32_t& results) const {
+  params = results = 0;
+  if (block_type == -64) return {};
+  if (block_type == -5) return unsupported("v128 block");
+  if (block_type < 0) {
+    results = 1;
+    return {};
+  }
+  const FuncType& ft = module_.types[uint32_t(block_type)];
+  for (ValType t : ft.params)
+    if (t.is_vec()) return unsupported("v128 block");
+  for (ValType t : ft.results)
+    if (t.is_vec()) return unsupported("v128 block");
+  params = uint32_t(ft.params.size());
+  results = uint32_t(ft.results.size());
+  return {};
+}
+
+Result<void> FunctionCompiler::compile() {
+  for (ValType t : type_.params)
+    if (t.is_vec()) return unsupported("v128 parameter");
+  for (ValType t : type_.results)
+    if (t.is_vec()) return unsupported("v128 result");
+  for (const LocalGroup& g : function_.locals)
+    if (g.type.is_vec() && g.count) return unsupported("v128 local");
+  if (!instance_.info->functions[self_->index - module_.num_imported_functions()].suspension_points.empty())
+    return unsupported("fiber suspension points");
+
+  return_label_ = masm_.new_label();
+  exit_label_ = masm_.new_label();
+  common_trap_ = masm_.new_label();
+  propagate_ = masm_.new_label();
+  trap_return_ = masm_.new_label();
+  thunk_trap_ = masm_.new_label();
+  out_of_fuel_ = masm_.new_label();
+  prologue();
+
+  ControlFrame body;
+  body.kind = ControlFrame::Kind::Function;
+  body.results = uint32_t(type_.results.size());
+  body.label = return_label_;
+  body.target_slot = 0;
+  control_.push_back(body);
+
+  while (!control_.empty()) {
+    if (reader_.at_end()) return make_error(ErrorKind::Malformed, "JIT: body ends inside a block");
+    instr_offset_ = reader_.pos();
+    std::optional<Opcode> op = reader_.opcode();
+    if (!op) return make_error(ErrorKind::Malformed, "JIT: unknown opcode", Location::in_function(self_->index, instr_offset_));
+    Immediates imm;
+    WEFT_TRY(read_immediates(*op, imm));
+    if (control_.back().unreachable) {
+      // Dead code: only the block structure matters until the arm ends.
+      if (*op == Opcode::Block || *op == Opcode::Loop || *op == Opcode::If || *op == Opcode::Handle) {
+        ++dead_depth_;
+        continue;
+      }
+      if (dead_depth_ > 0) {
+        if (*op == Opcode::End) --dead_depth_;
+        continue;
+      }
+      if (*op != Opcode::End && *op != Opcode::Else) continue;
+    }
+    WEFT_TRY(compile_instruction(*op, imm));
+  }
+  epilogue_and_stubs();
+  if (!masm_.error().empty()) return make_error(ErrorKind::Limit, "JIT assembler: " + masm_.error());
+  return {};
+}
+
+Result<void> FunctionCompiler::compile_instruction(Opcode op, const Immediates& imm) {
+  if (compile_numeric(op)) return {};
+  bool handled = false;
+  WEFT_TRY(compile_control(op, imm, handled));
+  if (handled) return {};
+  WEFT_TRY(compile_variable(op, imm, handled));
+  if (handled) return {};
+  WEFT_TRY(compile_memory(op, imm, handled));
+  if (handled) return {};
+  WEFT_TRY(compile_call(op, imm, handled));
+  if (handled) return {};
+  WEFT_TRY(compile_table(op, imm, handled));
+  if (handled) return {};
+  return unsupported(std::string(opcode_info(op).text));
+}
+
+}  // namespace weft::jit

@@ -1,0 +1,175 @@
+// The single-pass baseline compiler: validated Wasm bytes of one function →
+// x86-64 code, in one walk over the body (docs/architecture.md, "The baseline
+// JIT"). The compiler models the operand stack abstractly (constant, register
+// or spilled to its frame slot), caches values in registers, spills at calls
+// and labels, and emits through the macro-assembler. Instruction families are
+// compiled in compile_*.cc; this header is the state they share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "runtime/objects.h"
+#include "runtime/trap.h"
+#include "validator/code_reader.h"
+#include "jit/x64/macro_assembler.h"
+
+namespace weft::jit {
+
+using x64::Cond;
+using x64::MacroAssembler;
+using x64::Reg;
+using Label = MacroAssembler::Label;
+
+// Where an abstract operand-stack entry lives.
+enum class Loc : uint8_t {
+  Const,  // not materialised: `imm`
+  Reg,    // in register `reg` (owned by this entry alone)
+  Slot,   // spilled to its canonical frame slot (num_locals + stack position)
+};
+
+struct StackValue {
+  Loc loc = Loc::Slot;
+  Reg reg = 0;
+  uint64_t imm = 0;
+};
+
+// One entry of the control stack (block, loop, if, the function body).
+struct ControlFrame {
+  enum class Kind : uint8_t { Function, Block, Loop, If, Else };
+  Kind kind = Kind::Block;
+  uint32_t height = 0;   // operand stack entries below the frame's params
+  uint32_t params = 0;
+  uint32_t results = 0;
+  Label label;           // branch target: the end (block/if/function) or the header (loop)
+  Label else_label;      // if: start of the false arm
+  uint32_t target_slot = 0;  // frame slot where a branch's values go
+  bool unreachable = false;  // the rest of the current arm is dead code
+  uint32_t branch_arity() const { return kind == Kind::Loop ? params : results; }
+};
+
+// The immediates of one instruction, decoded once.
+struct Immediates {
+  uint32_t a = 0, b = 0;          // index / align, offset / second index
+  uint64_t bits = 0;              // constants (raw bits)
+  int64_t block_type = -64;       // s33 block type (-64 = empty)
+  std::vector<uint32_t> targets;  // br_table: labels then the default
+};
+
+// Why a function was not compiled (runs in the interpreter).
+struct Unsupported {
+  std::string reason;
+};
+
+class FunctionCompiler {
+ public:
+  // `metered`: the store meters fuel (Config::fuel != 0), so the code charges
+  // it as the interpreter's does (function entry, loop iterations, bulk ops).
+  FunctionCompiler(const runtime::Instance& instance, uint32_t defined_index, runtime::MemoryInstance* memory,
+                   MacroAssembler& masm, bool metered = false);
+  // Emits the function. On an instruction or type the compiler does not
+  // handle yet, returns an Error (ErrorKind::Limit) naming it and the byte
+  // offset; the caller then keeps the interpreter entry.
+  Result<void> compile();
+
+ private:
+  // ---- shared state helpers (compiler.cc) ----------------------------------
+  Error unsupported(const std::string& what) const;
+  int32_t slot_disp(uint32_t slot) const { return int32_t(slot * 8); }
+  int32_t stack_disp(uint32_t position) const { return slot_disp(num_locals_ + position); }
+  uint32_t height() const { return uint32_t(stack_.size()); }
+
+  Reg alloc_reg(uint32_t exclude_mask = 0);
+  void free_reg(Reg r) { reg_used_ &= ~(1u << r); }
+  void claim_reg(Reg r) { reg_used_ |= 1u << r; }
+  bool reg_free(Reg r) const { return !(reg_used_ & (1u << r)); }
+  // Moves whatever stack entry holds `r` to its slot, so `r` can be used.
+  void evict(Reg r);
+  void spill(uint32_t position);
+  void spill_all();
+  // Pops the top entry into a register the caller owns (free it when done).
+  Reg pop_to_reg(uint32_t exclude_mask = 0);
+  void pop_discard();
+  void push_reg(Reg r);
+  void push_const(uint64_t value);
+  void push_slots(uint32_t count);  // results a call or label left in canonical slots
+  void truncate(uint32_t new_height);
+  void reload_memory();
+  Label trap_label(runtime::TrapKind kind);
+
+  Result<void> read_immediates(Opcode op, Immediates& imm);
+  Result<void> block_signature(int64_t block_type, uint32_t& params, uint32_t& results) const;
+
+  // ---- families ---------------------------------------------------------
+  Result<void> compile_instruction(Opcode op, const Immediates& imm);
+  bool compile_numeric(Opcode op);                 // compile_numeric.cc; false: not numeric
+  Result<void> compile_control(Opcode op, const Immediates& imm, bool& handled);  // compile_control.cc
+  Result<void> compile_variable(Opcode op, const Immediates& imm, bool& handled);  // compile_variables.cc
+  Result<void> compile_memory(Opcode op, const Immediates& imm, bool& handled);    // compile_memory.cc
+  Result<void> compile_call(Opcode op, const Immediates& imm, bool& handled);      // compile_calls.cc
+  Result<void> compile_table(Opcode op, const Immediates& imm, bool& handled);     // compile_tables.cc
+  // A bulk memory/table instruction as a helper call (jit/context.h: BulkHelper).
+  void call_bulk(const void* helper, const void* a, const void* b, uint32_t operands, uint32_t results);
+
+  // compile_numeric.cc
+  void int_binary(x64::IntOp op, bool wide);
+  void compare(Cond cond, bool wide);
+  void eqz(bool wide);
+  void shift(x64::ShiftOp op, bool wide);
+  void divide(bool is_signed, bool wide, bool remainder);
+  void extend(int from_bits, bool wide);
+  void call_thunk(const void* fn, uint32_t operands, bool can_trap);
+  void float_binary(x64::FloatOp op, bool f64);
+  void float_compare(x64::FloatCond cond, bool f64);
+  void float_copysign(bool f64);
+  bool float_unary(Opcode op);  // false: not a natively compiled unary float op
+
+  // compile_control.cc
+  void prologue();
+  void epilogue_and_stubs();
+  void branch_to(ControlFrame& target);           // moves + jump (stack spilled)
+  bool branch_needs_moves(const ControlFrame& target) const;
+  void move_branch_values(const ControlFrame& target);
+  void end_frame();
+  void else_frame();
+  void mark_unreachable() { control_.back().unreachable = true; }
+  void charge_fuel(uint32_t amount);
+  // Before a bulk instruction: 1 + (length operand at stack `position`) >> shift.
+  void charge_fuel_bulk(uint32_t position, uint8_t shift);
+
+  // compile_calls.cc
+  void call_function(const runtime::FuncInstance* callee_hint, uint32_t params, uint32_t results);
+  void check_call_result();
+
+  const runtime::Instance& instance_;
+  const Module& module_;
+  const Function& function_;
+  const FuncType& type_;
+  runtime::FuncInstance* self_;
+  runtime::MemoryInstance* memory_;
+  MacroAssembler& masm_;
+  validator::CodeReader reader_;
+  size_t instr_offset_ = 0;  // body offset of the instruction being compiled
+
+  uint32_t num_locals_ = 0;  // params + declared locals
+  uint32_t frame_slots_ = 0;
+  std::vector<StackValue> stack_;
+  std::vector<ControlFrame> control_;
+  uint32_t reg_used_ = 0;
+  uint32_t dead_depth_ = 0;  // nesting of blocks opened inside dead code
+  bool metered_ = false;
+
+  // Out-of-line paths, bound after the body.
+  Label return_label_;     // results in place: epilogue
+  Label exit_label_;       // restore registers, return eax
+  Label common_trap_;      // edx = kind, ecx = extra: record, return 1
+  Label propagate_;        // a callee trapped: add this frame, return 1
+  Label trap_return_;      // a helper recorded the trap for this frame: return 1
+  Label thunk_trap_;       // eax = trap kind + 1 from a numeric thunk
+  Label out_of_fuel_;      // fuel := 0, trap "all fuel consumed"
+  std::vector<std::pair<runtime::TrapKind, Label>> trap_labels_;
+};
+
+}  // namespace weft::jit

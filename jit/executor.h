@@ -1,0 +1,56 @@
+// The JIT tier as a runtime Executor. It owns an interpreter for everything
+// the JIT does not run (functions it cannot compile, entries inside fibers):
+// each instance is translated by the interpreter first, then every function
+// the compiler accepts gets native code as its FuncInstance::native_entry.
+#pragma once
+
+#include <asmjit/core.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "interpreter/interpreter.h"
+#include "jit/context.h"
+#include "runtime/store.h"
+
+namespace weft::jit {
+
+// How much of the code the JIT compiled (per store).
+struct JitStats {
+  uint32_t compiled = 0;
+  uint32_t fallbacks = 0;
+  std::vector<std::string> fallback_reasons;  // "function N: reason"
+};
+
+class JitExecutor final : public runtime::Executor {
+ public:
+  explicit JitExecutor(runtime::Store& store);
+  ~JitExecutor() override;
+  Result<void> prepare_instance(runtime::Instance& instance) override;
+  void release_instance(runtime::Instance& instance) override;
+  Result<void> call(runtime::FuncInstance* func, uint64_t* args_results) override;
+
+  const JitStats& stats() const { return stats_; }
+  // The generated code of a function (nullptr/0 if it was not compiled), for
+  // `weft inspect --disasm`.
+  std::pair<const void*, size_t> code_of(const runtime::FuncInstance* func) const;
+
+ private:
+  runtime::Store& store_;
+  interpreter::Interpreter interp_;
+  asmjit::JitRuntime code_memory_;
+  runtime::MemoryInstance no_memory_;  // for instances without a memory (size 0)
+  std::map<const runtime::Instance*, std::vector<void*>> code_;
+  std::map<const runtime::FuncInstance*, std::pair<const void*, size_t>> code_ranges_;
+  JitStats stats_;
+  TrapState trap_;
+  JitContext ctx_;
+  uint32_t entries_ = 0;  // active host → JIT entries (nesting)
+};
+
+// Whether this build's JIT can run on this machine (x86-64 only for now).
+bool jit_supported();
+
+}  // namespace weft::jit

@@ -1,0 +1,205 @@
+// Runtime helpers called from generated code: the trap path, the entries of
+// functions that are not JIT code, call_indirect resolution, memory.grow.
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "interpreter/interpreter.h"
+#include "jit/context.h"
+
+namespace weft::jit {
+
+namespace {
+constexpr uint32_t kShownFrames = 32;  // as the interpreter's backtraces
+
+void add_frame(TrapState& trap, const runtime::FuncInstance* f) {
+  if (f->is_host()) return;
+  if (++trap.frames <= kShownFrames)
+    trap.error->detail += "  at " + f->instance->module->function_name(f->index) + "\n";
+}
+
+uint32_t count_frames(const std::string& detail) {
+  uint32_t n = 0;
+  for (size_t at = detail.find("  at "); at != std::string::npos; at = detail.find("  at ", at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+extern "C" {
+
+void weft_jit_trap(JitContext* ctx, runtime::FuncInstance* self, uint32_t kind, uint32_t extra) {
+  auto trap = runtime::TrapKind(kind);
+  std::string message = runtime::trap_message(trap);
+  // The reference interpreter names the table slot; the suite matches by prefix.
+  if (trap == runtime::TrapKind::IndirectCallNull) message += " " + std::to_string(extra);
+  ctx->trap->error = make_error(
+      trap == runtime::TrapKind::CallStackExhausted ? ErrorKind::Exhaustion : ErrorKind::Trap, std::move(message));
+  ctx->trap->frames = 0;
+  add_frame(*ctx->trap, self);
+}
+
+void weft_jit_unwind(JitContext* ctx, runtime::FuncInstance* self) { add_frame(*ctx->trap, self); }
+
+uint32_t weft_jit_enter_interpreter(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self) {
+  auto* cf = static_cast<const interpreter::CompiledFunction*>(self->compiled);
+  Result<void> r = interpreter::execute(*ctx->interp, cf, reinterpret_cast<interpreter::Slot*>(fp));
+  if (r.ok()) return 0;
+  ctx->trap->error = std::move(r).error();
+  ctx->trap->frames = count_frames(ctx->trap->error->detail);
+  return 1;
+}
+
+uint32_t weft_jit_enter_host(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self) {
+  // As the interpreter's host-call path: a host function that re-enters Wasm
+  // continues on the value stack above this call's argument/result slots.
+  runtime::ExecStack& stack = *ctx->stack;
+  uint32_t in = self->param_slots, out = self->result_slots;
+  uint64_t* args_end = fp + (in > out ? in : out);
+  if (args_end + 1 > stack.limit) {
+    ctx->trap->error = make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
+    ctx->trap->frames = 0;
+    return 1;
+  }
+  uint64_t arg_copy[16];
+  std::vector<uint64_t> big_args;
+  uint64_t* args = arg_copy;
+  if (in > 16) {
+    big_args.resize(in);
+    args = big_args.data();
+  }
+  std::memcpy(args, fp, size_t(in) * sizeof(uint64_t));
+  uint64_t* saved_top = stack.top;
+  stack.top = args_end;
+  Result<void> r = self->host(args, fp);
+  stack.top = saved_top;
+  if (r.ok()) return 0;
+  ctx->trap->error = std::move(r).error();
+  ctx->trap->frames = 0;
+  return 1;
+}
+
+runtime::FuncInstance* weft_jit_resolve_indirect(JitContext* ctx, runtime::FuncInstance* self,
+                                                 runtime::TableInstance* table, uint32_t index, uint32_t type_id) {
+  if (index >= table->elements.size()) {
+    weft_jit_trap(ctx, self, uint32_t(runtime::TrapKind::UndefinedElement), 0);
+    return nullptr;
+  }
+  auto* target = reinterpret_cast<runtime::FuncInstance*>(table->elements[index]);
+  if (target == nullptr) {
+    weft_jit_trap(ctx, self, uint32_t(runtime::TrapKind::IndirectCallNull), index);
+    return nullptr;
+  }
+  if (target->type_id != type_id) {
+    weft_jit_trap(ctx, self, uint32_t(runtime::TrapKind::IndirectCallMismatch), 0);
+    return nullptr;
+  }
+  // A host function put in a table by the embedder was never imported here.
+  if (!target->native_entry)
+    target->native_entry =
+        reinterpret_cast<void*>(target->is_host() ? &weft_jit_enter_host : &weft_jit_enter_interpreter);
+  return target;
+}
+
+// ---- bulk memory and tables (the interpreter's semantics, handlers_*.inc) ----
+
+namespace {
+constexpr uint32_t trap_code(runtime::TrapKind kind) { return uint32_t(kind) + 1; }
+uint64_t u32_operand(const uint64_t* operands, int i) { return uint32_t(operands[i]); }
+}  // namespace
+
+uint32_t weft_jit_memory_init(void* memory, void* data, uint64_t* operands) {
+  auto* m = static_cast<runtime::MemoryInstance*>(memory);
+  auto* seg = static_cast<runtime::DataInstance*>(data);
+  uint64_t dst = u32_operand(operands, 0), src = u32_operand(operands, 1), len = u32_operand(operands, 2);
+  if (src + len > seg->bytes.size() || dst + len > m->size_bytes) return trap_code(runtime::TrapKind::MemoryOutOfBounds);
+  if (len) std::memcpy(m->data + dst, seg->bytes.data() + src, len);
+  return 0;
+}
+
+uint32_t weft_jit_data_drop(void* data, void*, uint64_t*) {
+  static_cast<runtime::DataInstance*>(data)->bytes = {};
+  return 0;
+}
+
+uint32_t weft_jit_memory_copy(void* memory, void*, uint64_t* operands) {
+  auto* m = static_cast<runtime::MemoryInstance*>(memory);
+  uint64_t dst = u32_operand(operands, 0), src = u32_operand(operands, 1), len = u32_operand(operands, 2);
+  if (src + len > m->size_bytes || dst + len > m->size_bytes) return trap_code(runtime::TrapKind::MemoryOutOfBounds);
+  if (len) std::memmove(m->data + dst, m->data + src, len);
+  return 0;
+}
+
+uint32_t weft_jit_memory_fill(void* memory, void*, uint64_t* operands) {
+  auto* m = static_cast<runtime::MemoryInstance*>(memory);
+  uint64_t dst = u32_operand(operands, 0), len = u32_operand(operands, 2);
+  if (dst + len > m->size_bytes) return trap_code(runtime::TrapKind::MemoryOutOfBounds);
+  if (len) std::memset(m->data + dst, int(uint8_t(operands[1])), len);
+  return 0;
+}
+
+uint32_t weft_jit_table_get(void* table, void*, uint64_t* operands) {
+  auto* t = static_cast<runtime::TableInstance*>(table);
+  uint64_t i = u32_operand(operands, 0);
+  if (i >= t->elements.size()) return trap_code(runtime::TrapKind::TableOutOfBounds);
+  operands[0] = t->elements[i];
+  return 0;
+}
+
+uint32_t weft_jit_table_set(void* table, void*, uint64_t* operands) {
+  auto* t = static_cast<runtime::TableInstance*>(table);
+  uint64_t i = u32_operand(operands, 0);
+  if (i >= t->elements.size()) return trap_code(runtime::TrapKind::TableOutOfBounds);
+  t->elements[i] = operands[1];
+  return 0;
+}
+
+uint32_t weft_jit_table_size(void* table, void*, uint64_t* operands) {
+  operands[0] = static_cast<runtime::TableInstance*>(table)->size();
+  return 0;
+}
+
+uint32_t weft_jit_table_grow(void* table, void*, uint64_t* operands) {
+  auto* t = static_cast<runtime::TableInstance*>(table);
+  operands[0] = uint32_t(t->grow(uint32_t(operands[1]), operands[0]));  // -1 ⇒ 0xFFFFFFFF
+  return 0;
+}
+
+uint32_t weft_jit_table_fill(void* table, void*, uint64_t* operands) {
+  auto* t = static_cast<runtime::TableInstance*>(table);
+  uint64_t i = u32_operand(operands, 0), n = u32_operand(operands, 2);
+  if (i + n > t->elements.size()) return trap_code(runtime::TrapKind::TableOutOfBounds);
+  std::fill_n(t->elements.begin() + i, n, operands[1]);
+  return 0;
+}
+
+uint32_t weft_jit_table_copy(void* dst_table, void* src_table, uint64_t* operands) {
+  auto* dt = static_cast<runtime::TableInstance*>(dst_table);
+  auto* st = static_cast<runtime::TableInstance*>(src_table);
+  uint64_t d = u32_operand(operands, 0), s = u32_operand(operands, 1), n = u32_operand(operands, 2);
+  if (s + n > st->elements.size() || d + n > dt->elements.size()) return trap_code(runtime::TrapKind::TableOutOfBounds);
+  if (n) std::memmove(dt->elements.data() + d, st->elements.data() + s, n * sizeof(uint64_t));
+  return 0;
+}
+
+uint32_t weft_jit_table_init(void* table, void* elem, uint64_t* operands) {
+  auto* t = static_cast<runtime::TableInstance*>(table);
+  auto* seg = static_cast<runtime::ElemInstance*>(elem);
+  uint64_t d = u32_operand(operands, 0), s = u32_operand(operands, 1), n = u32_operand(operands, 2);
+  if (s + n > seg->refs.size() || d + n > t->elements.size()) return trap_code(runtime::TrapKind::TableOutOfBounds);
+  if (n) std::memcpy(t->elements.data() + d, seg->refs.data() + s, n * sizeof(uint64_t));
+  return 0;
+}
+
+uint32_t weft_jit_elem_drop(void* elem, void*, uint64_t*) {
+  static_cast<runtime::ElemInstance*>(elem)->refs.clear();
+  return 0;
+}
+
+uint32_t weft_jit_memory_grow(runtime::MemoryInstance* memory, uint32_t delta_pages) {
+  return uint32_t(memory->grow(delta_pages));  // -1 ⇒ 0xFFFFFFFF, as the spec requires
+}
+
+}  // extern "C"
+
+}  // namespace weft::jit

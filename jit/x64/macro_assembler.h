@@ -1,0 +1,135 @@
+// The x86-64 macro-assembler the single-pass compiler (jit/compiler.h) emits
+// through: operations named by what the compiler needs (load a frame slot,
+// a 32/64-bit integer operation, a bounds-checked memory access's pieces,
+// a call to a helper), each expanded to asmjit x86::Assembler instructions.
+// Registers are general-purpose register ids in the hardware numbering
+// (rax = 0 … r15 = 15); `wide` selects the 64-bit form of an instruction.
+#pragma once
+
+#include <asmjit/x86.h>
+
+#include <cstdint>
+#include <string>
+
+namespace weft::jit::x64 {
+
+using Reg = uint8_t;
+namespace reg {
+constexpr Reg rax = 0, rcx = 1, rdx = 2, rbx = 3, rsp = 4, rbp = 5, rsi = 6, rdi = 7;
+constexpr Reg r8 = 8, r9 = 9, r10 = 10, r11 = 11, r12 = 12, r13 = 13, r14 = 14, r15 = 15;
+}  // namespace reg
+
+// Wasm-level integer conditions (signed/unsigned).
+enum class Cond : uint8_t { Eq, Ne, LtS, LtU, GtS, GtU, LeS, LeU, GeS, GeU };
+Cond negate(Cond c);
+
+enum class IntOp : uint8_t { Add, Sub, Mul, And, Or, Xor };
+enum class ShiftOp : uint8_t { Shl, ShrS, ShrU, Rotl, Rotr };
+enum class FloatOp : uint8_t { Add, Sub, Mul, Div };
+// Wasm float comparisons: all false on an unordered (NaN) pair except Ne.
+enum class FloatCond : uint8_t { Eq, Ne, Lt, Gt, Le, Ge };
+// roundss/roundsd modes (the imm8 rounding-control values).
+enum class RoundMode : uint8_t { Nearest = 0, Floor = 1, Ceil = 2, Trunc = 3 };
+
+// Width and signedness of a linear-memory access.
+enum class MemWidth : uint8_t { U8, S8, U16, S16, U32, S32, U64 };
+
+class MacroAssembler {
+ public:
+  using Label = asmjit::Label;
+
+  explicit MacroAssembler(asmjit::CodeHolder& code);
+  // The first assembler error (asmjit reports e.g. an unbound label), or "".
+  const std::string& error() const { return error_.message; }
+  size_t offset() const { return asm_.offset(); }
+
+  Label new_label() { return asm_.newLabel(); }
+  void bind(Label label) { asm_.bind(label); }
+
+  // ---- data movement -------------------------------------------------------
+  void move(Reg dst, Reg src);                 // 64-bit copy
+  void move_imm(Reg dst, uint64_t value);      // shortest encoding of a 64-bit constant
+  void load64(Reg dst, Reg base, int32_t disp);
+  void load32(Reg dst, Reg base, int32_t disp);  // zero-extends
+  void store64(Reg base, int32_t disp, Reg src);
+  void store32(Reg base, int32_t disp, Reg src);
+  void store64_imm(Reg base, int32_t disp, int32_t value);  // sign-extended imm32
+  void zero_extend32(Reg dst, Reg src);        // mov r32, r32
+  void sign_extend(Reg dst, Reg src, int from_bits, bool wide);  // movsx / movsxd
+  void zero_extend_narrow(Reg dst, Reg src, int from_bits);      // movzx 8/16 → 32
+  void lea(Reg dst, Reg base, int32_t disp);
+  void lea_index(Reg dst, Reg base, Reg index, int32_t disp);  // base + index + disp
+
+  // Linear memory: [base + index + disp], index already zero-extended.
+  void load_mem(MemWidth width, Reg dst, Reg base, Reg index, int32_t disp);
+  void store_mem(MemWidth width, Reg base, Reg index, int32_t disp, Reg src);
+
+  // ---- integer arithmetic --------------------------------------------------
+  void int_op(IntOp op, bool wide, Reg dst, Reg src);
+  void int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm);
+  void shift_cl(ShiftOp op, bool wide, Reg dst);  // count in cl
+  void shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count);
+  // rdx:rax / divisor; quotient in rax, remainder in rdx (sign-extends or clears rdx first).
+  void divide(bool is_signed, bool wide, Reg divisor);
+
+  // ---- floats (SSE2; float_round needs SSE4.1) ------------------------------
+  // Float values live as bit patterns in general registers (f32 zero-extended
+  // to 64 bits); each operation moves them through the scratch registers
+  // xmm0/xmm1, which nothing else holds, and writes the result back to `dst`.
+  // `f64` selects the double form.
+  void float_op(FloatOp op, bool f64, Reg dst, Reg src);  // dst = dst op src
+  void float_sqrt(bool f64, Reg dst);
+  void float_compare(FloatCond cond, bool f64, Reg a, Reg b);  // a = (a cond b) ? 1 : 0
+  void float_round(RoundMode mode, bool f64, Reg dst);
+  // Sign-bit operations stay in the general register: they must keep a NaN's
+  // payload (and its signalling bit) exactly. float_copysign clobbers `src`.
+  void float_abs(bool f64, Reg dst);
+  void float_neg(bool f64, Reg dst);
+  void float_copysign(bool f64, Reg dst, Reg src);
+  void float_promote(Reg dst);  // f32 bits → f64 bits
+  void float_demote(Reg dst);   // f64 bits → f32 bits
+  // Signed integer (`wide`: i64, else i32) → float.
+  void float_convert_s(bool f64, bool wide, Reg dst);
+
+  // ---- comparisons and branches --------------------------------------------
+  void cmp(bool wide, Reg a, Reg b);
+  void cmp_imm(bool wide, Reg a, int32_t imm);
+  void cmp_mem64(Reg a, Reg base, int32_t disp);  // cmp a, [base + disp]
+  void test(bool wide, Reg a, Reg b);
+  void set_cond(Cond cond, Reg dst);  // dst = cond ? 1 : 0 (32-bit)
+  void set_zero(Reg dst, bool wide);  // dst = (flags from test: zero) ? 1 : 0
+  void cmove_if(Cond cond, Reg dst, Reg src);  // 64-bit conditional move
+  void cmov_zero(Reg dst, Reg src);            // dst = src if ZF (after test)
+  void jump(Label target);
+  void jump_if(Cond cond, Label target);
+  void jump_if_zero(Label target);     // after test
+  void jump_if_nonzero(Label target);  // after test
+  void jump_if_above(Label target);    // unsigned >, after cmp
+  void jump_if_below(Label target);    // unsigned <, after cmp
+  // Jump table: jumps to entries[index] (index < count, already clamped);
+  // clobbers r11 and `index`.
+  void jump_table(Reg index, const Label* entries, uint32_t count);
+
+  // ---- calls, frames --------------------------------------------------------
+  void call_absolute(const void* fn);        // via r11
+  void call_indirect_mem(Reg base, int32_t disp);  // call [base + disp]
+  void push(Reg r);
+  void pop(Reg r);
+  void ret();
+  void cmp_rsp_mem(Reg base, int32_t disp);  // cmp rsp, [base + disp]
+  void inc_mem32(Reg base, int32_t disp, int32_t delta);  // add dword [base + disp], delta
+
+  asmjit::x86::Assembler& raw() { return asm_; }
+
+ private:
+  struct ErrorRecorder : asmjit::ErrorHandler {
+    std::string message;
+    void handleError(asmjit::Error, const char* msg, asmjit::BaseEmitter*) override {
+      if (message.empty()) message = msg;
+    }
+  };
+  ErrorRecorder error_;
+  asmjit::x86::Assembler asm_;
+};
+
+}  // namespace weft::jit::x64

@@ -1,0 +1,198 @@
+// jit_differential: runs Wasm modules on the interpreter and on the JIT tier
+// in one process and compares everything observable, bit for bit: each
+// export's results or trap message, every call of an imported function with
+// its arguments, and afterwards exported globals and memories (hashed);
+// NaNs compare by being NaN (their bits are nondeterministic in Wasm).
+//
+//   jit_differential [--calls N] FILE.wasm…
+//
+// Every exported function is called with zero arguments, then N-1 more times
+// with arguments from a generator seeded by the file name (the same on both
+// tiers). Imports are stub host functions that record their arguments and
+// return zeros. Both tiers meter fuel so a module that loops forever ends in
+// the same "all fuel consumed" trap. Prints "differential: R runs agree, D
+// disagree (F files)" and exits 1 on any disagreement. Used by
+// tests/jit/differential.sh over `wasm-opt -ttf` modules (public API only).
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/module.h"
+#include "weft/weft.h"
+
+namespace {
+
+using weft::Value;
+using weft::ValType;
+
+// Bits, except that a NaN prints as "nan": which NaN an arithmetic operation
+// on NaNs returns (payload, sign) is nondeterministic in Wasm, so tiers may
+// differ there legitimately (the generator also runs with --denan).
+std::string raw_text(const Value& v) {
+  if ((v.type().kind == ValType::F32 && std::isnan(v.as_f32())) ||
+      (v.type().kind == ValType::F64 && std::isnan(v.as_f64())))
+    return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, v.as_i64());
+  return buf;
+}
+
+Value value_of(ValType t, uint64_t bits) {
+  switch (t.kind) {
+    case ValType::I32: return Value::i32(uint32_t(bits));
+    case ValType::I64: return Value::i64(bits);
+    case ValType::F32: return Value::f32_bits(uint32_t(bits));
+    case ValType::F64: return Value::f64_bits(bits);
+    case ValType::V128: return Value::v128(bits, ~bits);
+    default: return Value::null_ref(t);
+  }
+}
+
+// Interesting bit patterns more often than uniform ones: 0, ±1, extremes.
+uint64_t pick(std::mt19937_64& rng) {
+  static const uint64_t kSpecial[] = {0, 1, ~0ull, 0x7FFFFFFF, 0x80000000, 0x7FFFFFFFFFFFFFFF, 0x8000000000000000,
+                                      0xFFFF, 0x10000, 0x3FF0000000000000, 0x7FF8000000000000, 0x3F800000};
+  uint64_t r = rng();
+  if (r % 3 == 0) return kSpecial[(r >> 8) % std::size(kSpecial)];
+  return rng() >> (r % 64);
+}
+
+struct Transcript {
+  std::vector<std::string> lines;
+  uint32_t runs = 0;
+  uint32_t compiled = 0, fallbacks = 0;
+};
+
+Transcript run(const std::string& path, weft::Tier tier, uint32_t calls) {
+  Transcript out;
+  weft::Config config;
+  config.tier = tier;
+  config.fuel = 50'000'000;
+  config.max_call_depth = 2000;
+  weft::Engine engine(config);
+  auto module = weft::WasmModule::from_file(engine, path);
+  if (!module.ok()) {
+    out.lines.push_back("load error: " + module.error().to_string());
+    return out;
+  }
+  weft::Store store(engine);
+  weft::Linker linker;
+  std::vector<std::string>* lines = &out.lines;
+  const weft::Module& ir = module->ir();
+  for (const weft::Import& imp : ir.imports) {
+    if (imp.kind != weft::ExternKind::Func) {
+      out.lines.push_back("unsupported import " + imp.module + "." + imp.name);
+      return out;
+    }
+    std::string name = imp.module + "." + imp.name;
+    weft::Extern f = store.create_host_function(
+        ir.types[imp.type_index],
+        [lines, name](std::span<const Value> args, std::span<Value> results) -> weft::Result<void> {
+          std::string line = "import " + name;
+          for (const Value& a : args) line += " " + raw_text(a);
+          lines->push_back(line);
+          for (Value& r : results) r = value_of(r.type(), 0);
+          return {};
+        },
+        name);
+    linker.define(imp.module, imp.name, f);
+  }
+  auto instance = store.instantiate(*module, linker);
+  if (!instance.ok()) {
+    out.lines.push_back("instantiate: " + instance.error().message);
+    return out;
+  }
+  std::mt19937_64 rng(std::hash<std::string>{}(path));
+  std::optional<weft::Extern> hang_init = instance->get_export("hangLimitInitializer");
+  for (const auto& [name, ext] : instance->exports()) {
+    if (ext.kind != weft::ExternKind::Func) continue;
+    weft::FuncType type = store.function_type(ext);
+    for (uint32_t c = 0; c < calls; ++c) {
+      if (hang_init && hang_init->kind == weft::ExternKind::Func) (void)store.call(*hang_init, {});
+      std::vector<Value> args;
+      for (ValType t : type.params) args.push_back(value_of(t, c == 0 ? 0 : pick(rng)));
+      std::string line = "call " + name;
+      for (const Value& a : args) line += " " + raw_text(a);
+      (void)store.set_fuel(config.fuel);
+      auto r = store.call(ext, args);
+      if (!r.ok()) {
+        line += " => trap " + r.error().message;
+      } else {
+        line += " =>";
+        for (const Value& v : *r) line += " " + (v.type().is_ref() ? std::string(v.is_null() ? "null" : "ref") : raw_text(v));
+      }
+      out.lines.push_back(line);
+      ++out.runs;
+    }
+  }
+  for (const auto& [name, ext] : instance->exports()) {
+    if (ext.kind == weft::ExternKind::Global && !store.global_type(ext).type.is_ref()) {
+      out.lines.push_back("global " + name + " = " + raw_text(store.global_get(ext)));
+    } else if (ext.kind == weft::ExternKind::Memory) {
+      uint64_t size = store.memory_size_bytes(ext), hash = 1469598103934665603ull;
+      const uint8_t* data = store.memory_data(ext);
+      for (uint64_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 1099511628211ull;
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "memory %s: %" PRIu64 " bytes, hash %016" PRIx64, name.c_str(), size, hash);
+      out.lines.push_back(buf);
+    }
+  }
+  weft::TierStats stats = store.tier_stats();
+  out.compiled = stats.jit_compiled;
+  out.fallbacks = stats.jit_fallbacks;
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint32_t calls = 4;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--calls") == 0 && i + 1 < argc)
+      calls = uint32_t(std::strtoul(argv[++i], nullptr, 10));
+    else
+      files.push_back(argv[i]);
+  }
+  if (files.empty() || calls == 0) {
+    std::fprintf(stderr, "usage: jit_differential [--calls N] FILE.wasm…\n");
+    return 2;
+  }
+  uint64_t agree = 0, disagree = 0, compiled = 0, fallbacks = 0, not_run = 0;
+  for (const std::string& file : files) {
+    Transcript interp = run(file, weft::Tier::Interpreter, calls);
+    Transcript jit = run(file, weft::Tier::Jit, calls);
+    compiled += jit.compiled;
+    fallbacks += jit.fallbacks;
+    if (interp.lines == jit.lines) {
+      agree += jit.runs;
+      if (jit.runs == 0) ++not_run;  // did not load/instantiate on either tier (e.g. a feature weft lacks)
+      continue;
+    }
+    ++disagree;
+    std::printf("DISAGREE %s\n", file.c_str());
+    size_t n = std::max(interp.lines.size(), jit.lines.size());
+    for (size_t i = 0, shown = 0; i < n && shown < 5; ++i) {
+      const std::string a = i < interp.lines.size() ? interp.lines[i] : "(none)";
+      const std::string b = i < jit.lines.size() ? jit.lines[i] : "(none)";
+      if (a == b) continue;
+      std::printf("  interp: %s\n  jit:    %s\n", a.c_str(), b.c_str());
+      // Import calls are recorded before the call line of the export making them.
+      for (size_t j = i + 1; shown == 0 && j < interp.lines.size(); ++j)
+        if (interp.lines[j].rfind("call ", 0) == 0) {
+          std::printf("  (during %s)\n", interp.lines[j].c_str());
+          break;
+        }
+      ++shown;
+    }
+  }
+  std::printf("differential: %" PRIu64 " runs agree, %" PRIu64 " files disagree (%zu files, %" PRIu64
+              " without runs; JIT compiled %" PRIu64 " functions, %" PRIu64 " fell back)\n",
+              agree, disagree, files.size(), not_run, compiled, fallbacks);
+  return disagree == 0 ? 0 : 1;
+}

@@ -1,0 +1,147 @@
+// Golden encodings: the bytes the macro-assembler emits for the instruction
+// forms the compiler relies on, checked against the x86-64 manual's encodings
+// (REX prefixes for r8–r15 and 64-bit operands, ModRM/SIB for frame slots and
+// the [base + index + disp] memory form).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+#include "jit/x64/macro_assembler.h"
+
+namespace weft::jit::x64 {
+namespace {
+
+std::vector<uint8_t> encode(const std::function<void(MacroAssembler&)>& emit) {
+  asmjit::Environment env(asmjit::Arch::kX64);
+  asmjit::CodeHolder code;
+  code.init(env);
+  MacroAssembler masm(code);
+  emit(masm);
+  EXPECT_EQ(masm.error(), "");
+  const asmjit::CodeBuffer& buffer = code.textSection()->buffer();
+  return std::vector<uint8_t>(buffer.data(), buffer.data() + buffer.size());
+}
+
+using Bytes = std::vector<uint8_t>;
+
+TEST(JitEncoding, IntegerOperations) {
+  EXPECT_EQ(encode([](auto& m) { m.int_op(IntOp::Add, false, reg::rax, reg::rcx); }), (Bytes{0x01, 0xC8}));
+  EXPECT_EQ(encode([](auto& m) { m.int_op(IntOp::Add, true, reg::rax, reg::r9); }), (Bytes{0x4C, 0x01, 0xC8}));
+  EXPECT_EQ(encode([](auto& m) { m.int_op(IntOp::Sub, false, reg::rdx, reg::rsi); }), (Bytes{0x29, 0xF2}));
+  EXPECT_EQ(encode([](auto& m) { m.int_op(IntOp::Mul, false, reg::rax, reg::rcx); }), (Bytes{0x0F, 0xAF, 0xC1}));
+  EXPECT_EQ(encode([](auto& m) { m.int_op_imm(IntOp::Add, false, reg::rax, 1); }), (Bytes{0x83, 0xC0, 0x01}));
+  EXPECT_EQ(encode([](auto& m) { m.shift_cl(ShiftOp::ShrS, true, reg::rax); }), (Bytes{0x48, 0xD3, 0xF8}));
+  // cdq; idiv ecx — and the unsigned form clears edx first.
+  EXPECT_EQ(encode([](auto& m) { m.divide(true, false, reg::rcx); }), (Bytes{0x99, 0xF7, 0xF9}));
+  EXPECT_EQ(encode([](auto& m) { m.divide(false, true, reg::rcx); }), (Bytes{0x31, 0xD2, 0x48, 0xF7, 0xF1}));
+}
+
+TEST(JitEncoding, Constants) {
+  EXPECT_EQ(encode([](auto& m) { m.move_imm(reg::rax, 0); }), (Bytes{0x31, 0xC0}));
+  EXPECT_EQ(encode([](auto& m) { m.move_imm(reg::rax, 0x12345678); }), (Bytes{0xB8, 0x78, 0x56, 0x34, 0x12}));
+  EXPECT_EQ(encode([](auto& m) { m.move_imm(reg::rax, ~0ull); }),
+            (Bytes{0x48, 0xC7, 0xC0, 0xFF, 0xFF, 0xFF, 0xFF}));
+  EXPECT_EQ(encode([](auto& m) { m.move_imm(reg::rax, 0x123456789ull); }),
+            (Bytes{0x48, 0xB8, 0x89, 0x67, 0x45, 0x23, 0x01, 0x00, 0x00, 0x00}));
+}
+
+TEST(JitEncoding, FrameSlots) {
+  EXPECT_EQ(encode([](auto& m) { m.load64(reg::rax, reg::rbx, 16); }), (Bytes{0x48, 0x8B, 0x43, 0x10}));
+  EXPECT_EQ(encode([](auto& m) { m.store64(reg::rbx, 8, reg::r15); }), (Bytes{0x4C, 0x89, 0x7B, 0x08}));
+  EXPECT_EQ(encode([](auto& m) { m.store64_imm(reg::rbx, 0, -1); }),
+            (Bytes{0x48, 0xC7, 0x03, 0xFF, 0xFF, 0xFF, 0xFF}));
+  // r12 as a base needs a SIB byte: cmp rsp, [r12 + 8].
+  EXPECT_EQ(encode([](auto& m) { m.cmp_rsp_mem(reg::r12, 8); }), (Bytes{0x49, 0x3B, 0x64, 0x24, 0x08}));
+}
+
+TEST(JitEncoding, LinearMemory) {
+  // movzx eax, byte [r13 + rcx + 4]
+  EXPECT_EQ(encode([](auto& m) { m.load_mem(MemWidth::U8, reg::rax, reg::r13, reg::rcx, 4); }),
+            (Bytes{0x41, 0x0F, 0xB6, 0x44, 0x0D, 0x04}));
+  // mov [r13 + rax + 0], edx — r13 as a base always carries a displacement.
+  EXPECT_EQ(encode([](auto& m) { m.store_mem(MemWidth::U32, reg::r13, reg::rax, 0, reg::rdx); }),
+            (Bytes{0x41, 0x89, 0x54, 0x05, 0x00}));
+  // movsxd rax, dword [r13 + rax + 0]
+  EXPECT_EQ(encode([](auto& m) { m.load_mem(MemWidth::S32, reg::rax, reg::r13, reg::rax, 0); }),
+            (Bytes{0x49, 0x63, 0x44, 0x05, 0x00}));
+}
+
+TEST(JitEncoding, Conditions) {
+  // setl al; movzx eax, al
+  EXPECT_EQ(encode([](auto& m) { m.set_cond(Cond::LtS, reg::rax); }), (Bytes{0x0F, 0x9C, 0xC0, 0x0F, 0xB6, 0xC0}));
+  // setb sil; movzx esi, sil — both need a REX prefix to name sil rather than dh.
+  EXPECT_EQ(encode([](auto& m) { m.set_cond(Cond::LtU, reg::rsi); }),
+            (Bytes{0x40, 0x0F, 0x92, 0xC6, 0x40, 0x0F, 0xB6, 0xF6}));
+  EXPECT_EQ(encode([](auto& m) { m.cmov_zero(reg::rax, reg::rcx); }), (Bytes{0x48, 0x0F, 0x44, 0xC1}));
+  EXPECT_EQ(negate(Cond::LtS), Cond::GeS);
+  EXPECT_EQ(negate(Cond::GtU), Cond::LeU);
+}
+
+// Floats travel GPR → xmm0/xmm1 → GPR: movq (66 REX.W 0F 6E/7E) for f64,
+// movd (66 0F 6E/7E) for f32, whose 32-bit destination zero-extends.
+TEST(JitEncoding, FloatArithmetic) {
+  // movq xmm0, rax; movq xmm1, rcx; addsd xmm0, xmm1; movq rax, xmm0
+  EXPECT_EQ(encode([](auto& m) { m.float_op(FloatOp::Add, true, reg::rax, reg::rcx); }),
+            (Bytes{0x66, 0x48, 0x0F, 0x6E, 0xC0, 0x66, 0x48, 0x0F, 0x6E, 0xC9, 0xF2, 0x0F, 0x58, 0xC1,
+                   0x66, 0x48, 0x0F, 0x7E, 0xC0}));
+  // movd xmm0, r8d; movd xmm1, edx; mulss xmm0, xmm1; movd r8d, xmm0
+  EXPECT_EQ(encode([](auto& m) { m.float_op(FloatOp::Mul, false, reg::r8, reg::rdx); }),
+            (Bytes{0x66, 0x41, 0x0F, 0x6E, 0xC0, 0x66, 0x0F, 0x6E, 0xCA, 0xF3, 0x0F, 0x59, 0xC1, 0x66, 0x41,
+                   0x0F, 0x7E, 0xC0}));
+  // divsd xmm0, xmm1 / subss xmm0, xmm1 (middle instruction only differs)
+  Bytes div = encode([](auto& m) { m.float_op(FloatOp::Div, true, reg::rax, reg::rcx); });
+  EXPECT_EQ(Bytes(div.begin() + 10, div.begin() + 14), (Bytes{0xF2, 0x0F, 0x5E, 0xC1}));
+  Bytes sub = encode([](auto& m) { m.float_op(FloatOp::Sub, false, reg::rax, reg::rcx); });
+  EXPECT_EQ(Bytes(sub.begin() + 8, sub.begin() + 12), (Bytes{0xF3, 0x0F, 0x5C, 0xC1}));
+  // movq xmm0, rax; sqrtsd xmm0, xmm0; movq rax, xmm0
+  EXPECT_EQ(encode([](auto& m) { m.float_sqrt(true, reg::rax); }),
+            (Bytes{0x66, 0x48, 0x0F, 0x6E, 0xC0, 0xF2, 0x0F, 0x51, 0xC0, 0x66, 0x48, 0x0F, 0x7E, 0xC0}));
+  // roundsd xmm0, xmm0, 9 (floor | suppress precision exception)
+  EXPECT_EQ(encode([](auto& m) { m.float_round(RoundMode::Floor, true, reg::rax); }),
+            (Bytes{0x66, 0x48, 0x0F, 0x6E, 0xC0, 0x66, 0x0F, 0x3A, 0x0B, 0xC0, 0x09, 0x66, 0x48, 0x0F, 0x7E,
+                   0xC0}));
+}
+
+TEST(JitEncoding, FloatComparisons) {
+  // Gt swaps: cmpsd xmm1, xmm0, 1 (LT); movd eax, xmm1; and eax, 1
+  EXPECT_EQ(encode([](auto& m) { m.float_compare(FloatCond::Gt, true, reg::rax, reg::rcx); }),
+            (Bytes{0x66, 0x48, 0x0F, 0x6E, 0xC0, 0x66, 0x48, 0x0F, 0x6E, 0xC9, 0xF2, 0x0F, 0xC2, 0xC8, 0x01,
+                   0x66, 0x0F, 0x7E, 0xC8, 0x83, 0xE0, 0x01}));
+  // Ne: cmpss xmm0, xmm1, 4 (NEQ_UQ: true when unordered)
+  EXPECT_EQ(encode([](auto& m) { m.float_compare(FloatCond::Ne, false, reg::rax, reg::rcx); }),
+            (Bytes{0x66, 0x0F, 0x6E, 0xC0, 0x66, 0x0F, 0x6E, 0xC9, 0xF3, 0x0F, 0xC2, 0xC1, 0x04, 0x66, 0x0F,
+                   0x7E, 0xC0, 0x83, 0xE0, 0x01}));
+  // Eq 0 / Le 2 predicates.
+  Bytes eq = encode([](auto& m) { m.float_compare(FloatCond::Eq, false, reg::rax, reg::rcx); });
+  EXPECT_EQ(Bytes(eq.begin() + 8, eq.begin() + 13), (Bytes{0xF3, 0x0F, 0xC2, 0xC1, 0x00}));
+  Bytes le = encode([](auto& m) { m.float_compare(FloatCond::Le, false, reg::rax, reg::rcx); });
+  EXPECT_EQ(Bytes(le.begin() + 8, le.begin() + 13), (Bytes{0xF3, 0x0F, 0xC2, 0xC1, 0x02}));
+}
+
+TEST(JitEncoding, FloatSignBitsAndConversions) {
+  EXPECT_EQ(encode([](auto& m) { m.float_abs(true, reg::rax); }), (Bytes{0x48, 0x0F, 0xBA, 0xF0, 0x3F}));  // btr rax, 63
+  EXPECT_EQ(encode([](auto& m) { m.float_neg(true, reg::rax); }), (Bytes{0x48, 0x0F, 0xBA, 0xF8, 0x3F}));  // btc rax, 63
+  // xor ecx, 0x80000000
+  EXPECT_EQ(encode([](auto& m) { m.float_neg(false, reg::rcx); }), (Bytes{0x81, 0xF1, 0x00, 0x00, 0x00, 0x80}));
+  // and ecx, 0x7FFFFFFF
+  EXPECT_EQ(encode([](auto& m) { m.float_abs(false, reg::rcx); }), (Bytes{0x81, 0xE1, 0xFF, 0xFF, 0xFF, 0x7F}));
+  // btr rax, 63; shr rcx, 63; shl rcx, 63; or rax, rcx
+  EXPECT_EQ(encode([](auto& m) { m.float_copysign(true, reg::rax, reg::rcx); }),
+            (Bytes{0x48, 0x0F, 0xBA, 0xF0, 0x3F, 0x48, 0xC1, 0xE9, 0x3F, 0x48, 0xC1, 0xE1, 0x3F, 0x48, 0x09, 0xC8}));
+  // movd xmm0, eax; cvtss2sd xmm0, xmm0; movq rax, xmm0
+  EXPECT_EQ(encode([](auto& m) { m.float_promote(reg::rax); }),
+            (Bytes{0x66, 0x0F, 0x6E, 0xC0, 0xF3, 0x0F, 0x5A, 0xC0, 0x66, 0x48, 0x0F, 0x7E, 0xC0}));
+  // movq xmm0, rax; cvtsd2ss xmm0, xmm0; movd eax, xmm0
+  EXPECT_EQ(encode([](auto& m) { m.float_demote(reg::rax); }),
+            (Bytes{0x66, 0x48, 0x0F, 0x6E, 0xC0, 0xF2, 0x0F, 0x5A, 0xC0, 0x66, 0x0F, 0x7E, 0xC0}));
+  // xorps xmm0, xmm0; cvtsi2sd xmm0, eax (32-bit source: signed i32); movq rax, xmm0
+  EXPECT_EQ(encode([](auto& m) { m.float_convert_s(true, false, reg::rax); }),
+            (Bytes{0x0F, 0x57, 0xC0, 0xF2, 0x0F, 0x2A, 0xC0, 0x66, 0x48, 0x0F, 0x7E, 0xC0}));
+  // cvtsi2sd xmm0, rax (REX.W: i64 source)
+  Bytes wide = encode([](auto& m) { m.float_convert_s(true, true, reg::rax); });
+  EXPECT_EQ(Bytes(wide.begin() + 3, wide.begin() + 8), (Bytes{0xF2, 0x48, 0x0F, 0x2A, 0xC0}));
+}
+
+}  // namespace
+}  // namespace weft::jit::x64

@@ -1,0 +1,412 @@
+// Small functions compiled by the JIT and run through the public API: results
+// against expected values and against the interpreter, traps with their
+// messages and Wasm backtraces, per-function fallback with its reason, and
+// calls across tier boundaries (JIT → interpreter, JIT → host → JIT).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "weft/weft.h"
+
+namespace weft {
+namespace {
+
+Config tier_config(Tier tier) {
+  Config config;
+  config.tier = tier;
+  return config;
+}
+
+struct Harness {
+  Engine engine;
+  Store store{engine};
+  Linker linker;
+  std::optional<Instance> instance;
+
+  explicit Harness(std::string_view wat, Tier tier = Tier::Jit) : engine(tier_config(tier)) {
+    store.define_spectest(linker);
+    Extern add_host = store.create_host_function(
+        FuncType{{ValType::i32(), ValType::i32()}, {ValType::i32()}},
+        [](std::span<const Value> args, std::span<Value> results) -> Result<void> {
+          results[0] = Value::i32(args[0].as_i32() + args[1].as_i32());
+          return {};
+        },
+        "host_add");
+    linker.define("host", "add", add_host);
+    auto module = WasmModule::from_text(engine, wat);
+    EXPECT_TRUE(module.ok()) << module.error().to_string();
+    if (!module.ok()) return;
+    auto inst = store.instantiate(*module, linker);
+    EXPECT_TRUE(inst.ok()) << inst.error().to_string();
+    if (inst.ok()) instance = *inst;
+  }
+  Result<std::vector<Value>> call(std::string_view name, std::vector<Value> args) {
+    auto f = instance->get_export(name);
+    if (!f) return make_error(ErrorKind::Usage, "no export");
+    return store.call(*f, args);
+  }
+  uint64_t value(std::string_view name, std::vector<Value> args) {
+    auto r = call(name, std::move(args));
+    EXPECT_TRUE(r.ok()) << r.error().to_string();
+    return r.ok() && !r->empty() ? (*r)[0].as_i64() : 0xDEADBEEF;
+  }
+};
+
+TEST(Jit, IntegerArithmeticAndControl) {
+  Harness h(R"((module
+    (func $fac (export "fac") (param i64) (result i64)
+      local.get 0 i64.eqz if (result i64) i64.const 1
+      else local.get 0 local.get 0 i64.const 1 i64.sub call $fac i64.mul end)
+    (func (export "sum") (param i32) (result i32) (local i32)
+      block loop
+        local.get 0 i32.eqz br_if 1
+        local.get 1 local.get 0 i32.add local.set 1
+        local.get 0 i32.const 1 i32.sub local.set 0
+        br 0
+      end end
+      local.get 1)
+    (func (export "classify") (param i32) (result i32)
+      block block block
+        local.get 0 br_table 0 1 2
+      end i32.const 10 return
+      end i32.const 20 return
+      end i32.const 30)
+    (func (export "pair") (param i32) (result i32 i32)
+      local.get 0 i32.const 1 i32.add local.get 0 i32.const 2 i32.mul)
+    (func (export "rotl") (param i32 i32) (result i32) local.get 0 local.get 1 i32.rotl)
+    (func (export "rem") (param i64 i64) (result i64) local.get 0 local.get 1 i64.rem_s)
+  ))");
+  EXPECT_EQ(h.value("fac", {Value::i64(20)}), 2432902008176640000ull);
+  EXPECT_EQ(uint32_t(h.value("sum", {Value::i32(100)})), 5050u);
+  EXPECT_EQ(uint32_t(h.value("classify", {Value::i32(0)})), 10u);
+  EXPECT_EQ(uint32_t(h.value("classify", {Value::i32(1)})), 20u);
+  EXPECT_EQ(uint32_t(h.value("classify", {Value::i32(2)})), 30u);
+  EXPECT_EQ(uint32_t(h.value("classify", {Value::i32(0xFFFFFFFF)})), 30u);
+  auto pair = h.call("pair", {Value::i32(7)});
+  ASSERT_TRUE(pair.ok());
+  EXPECT_EQ((*pair)[0].as_i32(), 8u);
+  EXPECT_EQ((*pair)[1].as_i32(), 14u);
+  EXPECT_EQ(uint32_t(h.value("rotl", {Value::i32(0x80000001), Value::i32(33)})), 3u);
+  // INT64_MIN rem -1 is 0, not a trap.
+  EXPECT_EQ(h.value("rem", {Value::i64(0x8000000000000000ull), Value::i64(~0ull)}), 0u);
+  TierStats stats = h.store.tier_stats();
+  EXPECT_EQ(stats.tier, Tier::Jit);
+  EXPECT_EQ(stats.jit_compiled, 6u);
+  EXPECT_EQ(stats.jit_fallbacks, 0u);
+}
+
+TEST(Jit, TrapsCarryMessageAndBacktrace) {
+  Harness h(R"((module
+    (memory 1)
+    (func $inner (param i32) (result i32) local.get 0 i32.const 0 i32.div_u)
+    (func $outer (export "div0") (result i32) i32.const 1 call $inner)
+    (func $load (export "oob") (param i32) (result i32) local.get 0 i32.load offset=4)
+    (func $spin (export "recurse") call $spin)
+    (func (export "unreachable") unreachable)
+    (func (export "conv") (param f64) (result i32) local.get 0 i32.trunc_f64_s)
+  ))");
+  auto r = h.call("div0", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Trap);
+  EXPECT_EQ(r.error().message, "integer divide by zero");
+  EXPECT_NE(r.error().detail.find("inner"), std::string::npos) << r.error().detail;
+  EXPECT_LT(r.error().detail.find("inner"), r.error().detail.find("outer")) << r.error().detail;
+
+  EXPECT_EQ(uint32_t(h.value("oob", {Value::i32(65532 - 4)})), 0u);
+  r = h.call("oob", {Value::i32(65533 - 4)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "out of bounds memory access");
+  r = h.call("oob", {Value::i32(0xFFFFFFFF)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "out of bounds memory access");
+
+  r = h.call("recurse", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Exhaustion);
+  EXPECT_EQ(r.error().message, "call stack exhausted");
+  EXPECT_NE(r.error().detail.find("more frames"), std::string::npos);
+
+  r = h.call("unreachable", {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "unreachable");
+  r = h.call("conv", {Value::f64(1e300)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "integer overflow");
+  // After traps the store is usable again (depth and stack restored).
+  EXPECT_EQ(uint32_t(h.value("oob", {Value::i32(0)})), 0u);
+}
+
+TEST(Jit, FallbackAndTierBoundaries) {
+  Harness h(R"((module
+    (import "host" "add" (func $host_add (param i32 i32) (result i32)))
+    (func $simd (param i32) (result i32) (local v128)
+      local.get 0 i32.const 5 i32.add)
+    (func (export "via_interp") (param i32) (result i32) local.get 0 call $simd i32.const 2 i32.mul)
+    (func (export "via_host") (param i32) (result i32) local.get 0 i32.const 40 call $host_add)
+    (table funcref (elem $simd $host_add))
+    (type $t1 (func (param i32) (result i32)))
+    (func (export "indirect") (param i32 i32) (result i32) local.get 0 local.get 1 call_indirect (type $t1))
+  ))");
+  EXPECT_EQ(uint32_t(h.value("via_interp", {Value::i32(1)})), 12u);
+  EXPECT_EQ(uint32_t(h.value("via_host", {Value::i32(2)})), 42u);
+  EXPECT_EQ(uint32_t(h.value("indirect", {Value::i32(3), Value::i32(0)})), 8u);
+  auto r = h.call("indirect", {Value::i32(3), Value::i32(1)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "indirect call type mismatch");
+  r = h.call("indirect", {Value::i32(3), Value::i32(2)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "undefined element");
+  TierStats stats = h.store.tier_stats();
+  EXPECT_EQ(stats.jit_compiled, 3u);
+  ASSERT_EQ(stats.jit_fallbacks, 1u);
+  EXPECT_NE(stats.fallback_reasons[0].find("v128"), std::string::npos) << stats.fallback_reasons[0];
+}
+
+TEST(Jit, MemoryGrowAndBulk) {
+  Harness h(R"((module
+    (memory 1 3)
+    (func (export "grow") (param i32) (result i32) local.get 0 memory.grow)
+    (func (export "size") (result i32) memory.size)
+    (func (export "poke") (param i32 i64) local.get 0 local.get 1 i64.store)
+    (func (export "peek16s") (param i32) (result i32) local.get 0 i32.load16_s)
+    (func (export "fill_copy") (result i32)
+      i32.const 0 i32.const 0xAB i32.const 8 memory.fill
+      i32.const 100 i32.const 0 i32.const 8 memory.copy
+      i32.const 104 i32.load)
+  ))");
+  EXPECT_EQ(uint32_t(h.value("size", {})), 1u);
+  auto r = h.call("poke", {Value::i32(70000), Value::i64(1)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(uint32_t(h.value("grow", {Value::i32(1)})), 1u);
+  EXPECT_EQ(uint32_t(h.value("grow", {Value::i32(5)})), 0xFFFFFFFFu);
+  EXPECT_EQ(uint32_t(h.value("size", {})), 2u);
+  ASSERT_TRUE(h.call("poke", {Value::i32(70000), Value::i64(0x8001)}).ok());
+  EXPECT_EQ(uint32_t(h.value("peek16s", {Value::i32(70000)})), 0xFFFF8001u);
+  EXPECT_EQ(uint32_t(h.value("fill_copy", {})), 0xABABABABu);
+  EXPECT_EQ(h.store.tier_stats().jit_fallbacks, 0u);
+}
+
+// A miniature differential run: one function mixing native integer code,
+// numeric thunks (floats, conversions) and control flow, on both tiers.
+TEST(Jit, AgreesWithInterpreter) {
+  const char* wat = R"((module
+    (func (export "mix") (param i32 i64) (result i64) (local f64)
+      local.get 0 f64.convert_i32_s local.set 2
+      block (result i64)
+        block (result i64)
+          local.get 1 i64.const 3 i64.mul
+          local.get 0 i32.const 3 i32.and
+          br_table 0 1 2 0
+        end
+        i64.const 5 i64.add
+      end
+      local.get 1 i64.const 13 i64.rotr
+      local.get 2 f64.sqrt i64.trunc_sat_f64_s i64.add
+      local.get 0 i64.extend_i32_u local.get 1 i64.clz i64.shl i64.xor
+      local.get 0 i32.const 3 i32.shr_s i64.extend_i32_s
+      local.get 1 i64.const 1 i64.or i64.div_u i64.sub
+      local.get 0 i32.popcnt i32.const 16 i32.gt_u
+      select)
+  ))";
+  Harness jit(wat, Tier::Jit), interp(wat, Tier::Interpreter);
+  std::mt19937_64 rng(8);
+  for (int i = 0; i < 2000; ++i) {
+    uint32_t a = uint32_t(rng());
+    uint64_t b = rng() >> (rng() % 64);
+    std::vector<Value> args = {Value::i32(a), Value::i64(b)};
+    auto x = jit.call("mix", args);
+    auto y = interp.call("mix", args);
+    ASSERT_EQ(x.ok(), y.ok()) << a << " " << b;
+    if (x.ok())
+      ASSERT_EQ((*x)[0].as_i64(), (*y)[0].as_i64()) << a << " " << b;
+    else
+      ASSERT_EQ(x.error().message, y.error().message);
+  }
+  EXPECT_EQ(jit.store.tier_stats().jit_compiled, 1u);
+}
+
+// Native SSE float code (compile_numeric.cc): IEEE corner cases against
+// expected bits, and every binary/compare op on a grid of special values
+// against the interpreter (runtime/numeric.h).
+namespace {
+uint64_t f64b(double d) { return std::bit_cast<uint64_t>(d); }
+uint32_t f32b(float f) { return std::bit_cast<uint32_t>(f); }
+bool is_arith_nan64(uint64_t b) { return (b & 0x7FF8000000000000ull) == 0x7FF8000000000000ull; }
+bool is_arith_nan32(uint64_t b) { return (b & 0x7FC00000u) == 0x7FC00000u; }
+
+const char* kFloatWat = R"((module
+  (func (export "add") (param f64 f64) (result f64) local.get 0 local.get 1 f64.add)
+  (func (export "sub") (param f64 f64) (result f64) local.get 0 local.get 1 f64.sub)
+  (func (export "mul") (param f64 f64) (result f64) local.get 0 local.get 1 f64.mul)
+  (func (export "div") (param f64 f64) (result f64) local.get 0 local.get 1 f64.div)
+  (func (export "copysign") (param f64 f64) (result f64) local.get 0 local.get 1 f64.copysign)
+  (func (export "eq") (param f64 f64) (result i32) local.get 0 local.get 1 f64.eq)
+  (func (export "ne") (param f64 f64) (result i32) local.get 0 local.get 1 f64.ne)
+  (func (export "lt") (param f64 f64) (result i32) local.get 0 local.get 1 f64.lt)
+  (func (export "gt") (param f64 f64) (result i32) local.get 0 local.get 1 f64.gt)
+  (func (export "le") (param f64 f64) (result i32) local.get 0 local.get 1 f64.le)
+  (func (export "ge") (param f64 f64) (result i32) local.get 0 local.get 1 f64.ge)
+  (func (export "add32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.add)
+  (func (export "sub32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.sub)
+  (func (export "mul32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.mul)
+  (func (export "div32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.div)
+  (func (export "copysign32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.copysign)
+  (func (export "eq32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.eq)
+  (func (export "ne32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.ne)
+  (func (export "lt32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.lt)
+  (func (export "gt32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.gt)
+  (func (export "le32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.le)
+  (func (export "ge32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.ge)
+  (func (export "sqrt") (param f64) (result f64) local.get 0 f64.sqrt)
+  (func (export "abs") (param f64) (result f64) local.get 0 f64.abs)
+  (func (export "neg") (param f64) (result f64) local.get 0 f64.neg)
+  (func (export "sqrt32") (param f32) (result f32) local.get 0 f32.sqrt)
+  (func (export "abs32") (param f32) (result f32) local.get 0 f32.abs)
+  (func (export "neg32") (param f32) (result f32) local.get 0 f32.neg)
+  (func (export "nearest") (param f64) (result f64) local.get 0 f64.nearest)
+  (func (export "floor") (param f64) (result f64) local.get 0 f64.floor)
+  (func (export "ceil32") (param f32) (result f32) local.get 0 f32.ceil)
+  (func (export "trunc32") (param f32) (result f32) local.get 0 f32.trunc)
+  (func (export "promote") (param f32) (result f64) local.get 0 f64.promote_f32)
+  (func (export "demote") (param f64) (result f32) local.get 0 f32.demote_f64)
+  (func (export "from_i32") (param i32) (result f64) local.get 0 f64.convert_i32_s)
+  (func (export "from_i64") (param i64) (result f64) local.get 0 f64.convert_i64_s)
+  (func (export "from_i64_32") (param i64) (result f32) local.get 0 f32.convert_i64_s)
+  ;; The f32 result's upper slot half must be clear: an i64 view of the bits.
+  (func (export "neg32_wide") (param f32) (result i64)
+    local.get 0 f32.neg i32.reinterpret_f32 i64.extend_i32_u
+    local.get 0 f32.neg f32.const 1 f32.mul i32.reinterpret_f32 i64.extend_i32_u i64.add)
+  ;; Comparisons feeding a branch and constants as operands.
+  (func (export "clamp") (param f64) (result f64)
+    local.get 0 f64.const 1 f64.gt if (result f64) f64.const 1 else local.get 0 f64.const -1 f64.lt
+    if (result f64) f64.const -1 else local.get 0 end end)
+))";
+}  // namespace
+
+TEST(Jit, FloatCornerCases) {
+  Harness h(kFloatWat);
+  auto d = [](double x) { return Value::f64(x); };
+  auto bits = [](uint64_t b) { return Value::f64_bits(b); };
+  auto f = [](float x) { return Value::f32(x); };
+  const uint64_t snan = 0x7FF0000000000001ull, qnan = 0x7FF8000000000000ull;
+  EXPECT_EQ(h.value("add", {d(1.5), d(2.25)}), f64b(3.75));
+  EXPECT_EQ(h.value("sub", {d(1.0), d(0.25)}), f64b(0.75));
+  EXPECT_EQ(h.value("mul", {d(3.0), d(-0.5)}), f64b(-1.5));
+  EXPECT_EQ(h.value("div", {d(1.0), d(3.0)}), f64b(1.0 / 3.0));
+  EXPECT_EQ(h.value("div", {d(-1.0), d(0.0)}), f64b(-INFINITY));
+  // Signed zeros: -0 + -0 = -0, +0 + -0 = +0, 0 * -x = -0.
+  EXPECT_EQ(h.value("add", {d(-0.0), d(-0.0)}), 0x8000000000000000ull);
+  EXPECT_EQ(h.value("add", {d(0.0), d(-0.0)}), 0u);
+  EXPECT_EQ(h.value("mul", {d(0.0), d(-2.0)}), 0x8000000000000000ull);
+  // NaNs: a signalling operand comes back quietened (arithmetic NaN, payload
+  // kept); invalid operations give a NaN; canonical in, canonical out.
+  EXPECT_EQ(h.value("add", {bits(snan), d(1.0)}), 0x7FF8000000000001ull);
+  EXPECT_TRUE(is_arith_nan64(h.value("div", {d(0.0), d(0.0)})));
+  EXPECT_EQ(h.value("mul", {bits(qnan), d(2.0)}) & 0x7FFFFFFFFFFFFFFFull, qnan);
+  EXPECT_TRUE(is_arith_nan64(h.value("sub", {d(INFINITY), d(INFINITY)})));
+  EXPECT_TRUE(is_arith_nan64(h.value("sqrt", {d(-1.0)})));
+  EXPECT_EQ(h.value("sqrt", {d(-0.0)}), 0x8000000000000000ull);
+  EXPECT_EQ(h.value("sqrt", {d(2.25)}), f64b(1.5));
+  EXPECT_EQ(h.value("sqrt32", {f(6.25f)}), f32b(2.5f));
+  EXPECT_TRUE(is_arith_nan32(h.value("add32", {Value::f32_bits(0x7F800001u), f(1.0f)})));
+  EXPECT_EQ(h.value("add32", {f(0.1f), f(0.2f)}), f32b(0.1f + 0.2f));
+  EXPECT_EQ(h.value("div32", {f(1.0f), f(3.0f)}), f32b(1.0f / 3.0f));
+  // Sign-bit operations keep a NaN's payload, signalling bit included.
+  EXPECT_EQ(h.value("neg", {bits(snan)}), 0xFFF0000000000001ull);
+  EXPECT_EQ(h.value("abs", {bits(0xFFF4000000000000ull)}), 0x7FF4000000000000ull);
+  EXPECT_EQ(h.value("neg", {d(0.0)}), 0x8000000000000000ull);
+  EXPECT_EQ(h.value("abs", {d(-0.0)}), 0u);
+  EXPECT_EQ(h.value("copysign", {bits(snan), d(-1.0)}), 0xFFF0000000000001ull);
+  EXPECT_EQ(h.value("copysign", {d(-2.0), d(0.0)}), f64b(2.0));
+  EXPECT_EQ(h.value("copysign", {d(3.0), bits(0xFFF8000000000000ull)}), f64b(-3.0));
+  EXPECT_EQ(h.value("neg32", {Value::f32_bits(0x7F800001u)}), 0xFF800001u);
+  EXPECT_EQ(h.value("abs32", {Value::f32_bits(0xFFC00001u)}), 0x7FC00001u);
+  EXPECT_EQ(h.value("copysign32", {f(5.0f), f(-0.0f)}), f32b(-5.0f));
+  EXPECT_EQ(h.value("copysign32", {Value::f32_bits(0xFF800001u), f(1.0f)}), 0x7F800001u);
+  EXPECT_EQ(h.value("neg32_wide", {f(2.0f)}), 2 * uint64_t(f32b(-2.0f)));
+  // Comparisons: unordered pairs are false for all but ne; -0 == +0.
+  for (const char* op : {"eq", "lt", "gt", "le", "ge"}) {
+    EXPECT_EQ(h.value(op, {bits(qnan), d(1.0)}), 0u) << op;
+    EXPECT_EQ(h.value(op, {d(1.0), bits(snan)}), 0u) << op;
+    EXPECT_EQ(h.value(std::string(op) + "32", {f(NAN), f(NAN)}), 0u) << op;
+  }
+  EXPECT_EQ(h.value("ne", {bits(qnan), bits(qnan)}), 1u);
+  EXPECT_EQ(h.value("ne32", {f(1.0f), f(NAN)}), 1u);
+  EXPECT_EQ(h.value("eq", {d(-0.0), d(0.0)}), 1u);
+  EXPECT_EQ(h.value("ge32", {f(-0.0f), f(0.0f)}), 1u);
+  EXPECT_EQ(h.value("lt", {d(1.0), d(2.0)}), 1u);
+  EXPECT_EQ(h.value("lt", {d(2.0), d(1.0)}), 0u);
+  EXPECT_EQ(h.value("gt", {d(2.0), d(1.0)}), 1u);
+  EXPECT_EQ(h.value("gt", {d(1.0), d(2.0)}), 0u);
+  EXPECT_EQ(h.value("le", {d(2.0), d(2.0)}), 1u);
+  EXPECT_EQ(h.value("le32", {f(3.0f), f(2.0f)}), 0u);
+  EXPECT_EQ(h.value("clamp", {d(5.0)}), f64b(1.0));
+  EXPECT_EQ(h.value("clamp", {d(-5.0)}), f64b(-1.0));
+  EXPECT_EQ(h.value("clamp", {d(0.5)}), f64b(0.5));
+  EXPECT_EQ(h.value("clamp", {bits(qnan)}), qnan);
+  // Rounding (native with SSE4.1, thunks otherwise): ties to even, signed zeros.
+  EXPECT_EQ(h.value("nearest", {d(2.5)}), f64b(2.0));
+  EXPECT_EQ(h.value("nearest", {d(-0.5)}), 0x8000000000000000ull);
+  EXPECT_EQ(h.value("floor", {d(-1.5)}), f64b(-2.0));
+  EXPECT_TRUE(is_arith_nan64(h.value("floor", {bits(snan)})));
+  EXPECT_EQ(h.value("ceil32", {f(-0.5f)}), 0x80000000u);
+  EXPECT_EQ(h.value("trunc32", {f(-1.75f)}), f32b(-1.0f));
+  // Conversions.
+  EXPECT_EQ(h.value("promote", {f(1.5f)}), f64b(1.5));
+  EXPECT_TRUE(is_arith_nan64(h.value("promote", {Value::f32_bits(0x7F800001u)})));
+  EXPECT_EQ(h.value("demote", {d(1e300)}), f32b(INFINITY));
+  EXPECT_EQ(h.value("demote", {d(-0.0)}), 0x80000000u);
+  EXPECT_EQ(h.value("demote", {d(1.0 / 3.0)}), f32b(float(1.0 / 3.0)));
+  EXPECT_EQ(h.value("from_i32", {Value::i32(0x80000000u)}), f64b(-2147483648.0));
+  EXPECT_EQ(h.value("from_i32", {Value::i32(0xFFFFFFFFu)}), f64b(-1.0));
+  EXPECT_EQ(h.value("from_i64", {Value::i64(~0ull)}), f64b(-1.0));
+  EXPECT_EQ(h.value("from_i64", {Value::i64(0x7FFFFFFFFFFFFFFFull)}), f64b(9223372036854775807.0));
+  EXPECT_EQ(h.value("from_i64_32", {Value::i64(0x7FFFFFFFFFFFFFFFull)}), 0x5F000000u);
+  EXPECT_EQ(h.store.tier_stats().jit_fallbacks, 0u);
+}
+
+TEST(Jit, FloatGridAgreesWithInterpreter) {
+  Harness jit(kFloatWat, Tier::Jit), interp(kFloatWat, Tier::Interpreter);
+  const std::vector<uint64_t> grid64 = {
+      0, 0x8000000000000000ull, f64b(1.0), f64b(-1.0), f64b(0.1), f64b(3.5), f64b(-2.5), f64b(1e308),
+      f64b(4.9e-324), f64b(INFINITY), f64b(-INFINITY), 0x7FF8000000000000ull, 0xFFF8000000000000ull,
+      0x7FF0000000000001ull, 0x7FF4000000000123ull};
+  const std::vector<uint32_t> grid32 = {0, 0x80000000u, f32b(1.0f), f32b(-1.0f), f32b(0.1f), f32b(3.5f),
+                                        f32b(3e38f), 1u, f32b(INFINITY), f32b(-INFINITY), 0x7FC00000u,
+                                        0xFFC00000u, 0x7F800001u, 0x7FA00123u};
+  auto check = [&](const std::string& op, Value a, Value b, bool f64_result, bool f32_result) {
+    uint64_t x = jit.value(op, {a, b}), y = interp.value(op, {a, b});
+    if (f64_result && (y & 0x7FF0000000000000ull) == 0x7FF0000000000000ull && (y & 0x000FFFFFFFFFFFFFull) != 0) {
+      // Which NaN comes back is nondeterministic in Wasm; it must be arithmetic.
+      EXPECT_TRUE(is_arith_nan64(x)) << op << " " << std::hex << a.as_i64() << " " << b.as_i64() << " " << x;
+    } else if (f32_result && (y & 0x7F800000u) == 0x7F800000u && (y & 0x7FFFFFu) != 0) {
+      EXPECT_TRUE(is_arith_nan32(x)) << op << " " << std::hex << a.as_i64() << " " << b.as_i64() << " " << x;
+      EXPECT_EQ(x >> 32, 0u) << op;
+    } else {
+      EXPECT_EQ(x, y) << op << " " << std::hex << a.as_i64() << " " << b.as_i64();
+    }
+  };
+  for (uint64_t a : grid64)
+    for (uint64_t b : grid64) {
+      for (const char* op : {"add", "sub", "mul", "div"}) check(op, Value::f64_bits(a), Value::f64_bits(b), true, false);
+      // copysign is a bit operation: exact, NaN payloads included.
+      check("copysign", Value::f64_bits(a), Value::f64_bits(b), false, false);
+      for (const char* op : {"eq", "ne", "lt", "gt", "le", "ge"})
+        check(op, Value::f64_bits(a), Value::f64_bits(b), false, false);
+    }
+  for (uint32_t a : grid32)
+    for (uint32_t b : grid32) {
+      for (const char* op : {"add32", "sub32", "mul32", "div32"})
+        check(op, Value::f32_bits(a), Value::f32_bits(b), false, true);
+      check("copysign32", Value::f32_bits(a), Value::f32_bits(b), false, false);
+      for (const char* op : {"eq32", "ne32", "lt32", "gt32", "le32", "ge32"})
+        check(op, Value::f32_bits(a), Value::f32_bits(b), false, false);
+    }
+  EXPECT_EQ(jit.store.tier_stats().jit_fallbacks, 0u);
+}
+
+}  // namespace
+}  // namespace weft
