@@ -64,6 +64,9 @@ struct CompiledFunction {
   // clauses a fresh fiber starts at.
   std::vector<std::unique_ptr<DispatchSite>> sites;
   const DispatchSite* entry_site = nullptr;
+  // What the IFuel at the start of the code charges (0 when unmetered). A fresh
+  // fiber entered at a function-level clause skips that op, so it pays this on entry.
+  uint32_t entry_fuel = 0;
   ~CompiledFunction();
 };
 

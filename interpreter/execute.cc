@@ -119,7 +119,19 @@ static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* f
     goto trapped;
   }
   ENTER_FRAME();
-  if (start_pc) pc = start_pc;  // a fresh fiber entered at a function-level event clause
+  if (start_pc) {
+    // A fresh fiber entered at a function-level event clause skips the entry
+    // charge at pc 0; without paying it here, fibers that each start at a clause
+    // and retire to a new one would run forever on any fuel budget.
+    if (fn->entry_fuel) {
+      if (__builtin_expect(fuel < fn->entry_fuel, 0)) {
+        fuel = 0;
+        TRAP(runtime::TrapKind::OutOfFuel);
+      }
+      fuel -= fn->entry_fuel;
+    }
+    pc = start_pc;
+  }
   RELOAD_MEMORY();
   DISPATCH();
 

@@ -855,7 +855,9 @@ Result<void> Translator::run() {
   out_.entry_site = out_.sites.back().get();
   ctrls_[0].pending_sites.push_back(out_.sites.back().get());
   // Each call pays 1, plus 1 per 8192 local and constant slots initialised on entry.
-  emit_fuel(1 + uint32_t((uint64_t(out_.local_slots) + out_.constants.size()) >> kElementsPerFuel));
+  const uint32_t entry_fuel = 1 + uint32_t((uint64_t(out_.local_slots) + out_.constants.size()) >> kElementsPerFuel);
+  emit_fuel(entry_fuel);
+  if (metered_) out_.entry_fuel = entry_fuel;
 
   CodeReader r{func_.body.data(), func_.body.data() + func_.body.size()};
   while (!r.done()) {

@@ -73,6 +73,26 @@ constexpr std::string_view kLoops = R"((module
     (i32.add (i32.mul (i32.const 6) (i32.const 7)) (i32.const 0))))
 )";
 
+// Fiber-fuzzer finding: a fresh fiber entered at a function-level event
+// clause skipped its function's entry charge, so a chain of fibers that each
+// start at a clause, create the next and retire to it ran forever on any fuel
+// budget (no loop, no call). The first resume of such a fiber pays like a call.
+constexpr std::string_view kClauseChain = R"((module
+  (type $v (fiber))
+  (tag $go)
+  (func $link (param $self (ref $v))
+    (unreachable)
+    (event $go (fiber.retireto $v $go (local.get $self) (fiber.new $link))))
+  (func (export "chain") (fiber.resume $v $go (fiber.new $link))))
+)";
+
+TEST(Fuel, StopsAChainOfFibersEachEnteredAtAClause) {
+  Harness h(with_fuel(10'000), kClauseChain);
+  expect_trap(h.call("chain"), ErrorKind::Trap, "all fuel consumed");
+  // The chain's fibers were freed by the trap: the store runs again (and stops again).
+  expect_trap(h.call("chain"), ErrorKind::Trap, "all fuel consumed");
+}
+
 TEST(Fuel, StopsInfiniteLoops) {
   for (const char* name : {"spin", "spin_br_if", "spin_br_table"}) {
     Harness h(with_fuel(100'000), kLoops);

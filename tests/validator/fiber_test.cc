@@ -50,7 +50,7 @@ struct Code {
   ConstExpr expr() const { return ConstExpr{bytes}; }
 };
 
-constexpr ValType i32 = ValType::i32(), i64 = ValType::i64(), v128 = ValType::v128(),
+constexpr ValType i32 = ValType::i32(), i64 = ValType::i64(),
                   funcref = ValType::funcref(), externref = ValType::externref();
 constexpr ValType fiberref{ValType::FiberRef, true, 0};
 constexpr ValType ref_fiber{ValType::FiberRef, false, 0};

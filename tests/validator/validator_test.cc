@@ -36,7 +36,7 @@ struct Code {
   ConstExpr expr() const { return ConstExpr{bytes}; }
 };
 
-constexpr ValType i32 = ValType::i32(), i64 = ValType::i64(), f32 = ValType::f32(), v128 = ValType::v128(),
+constexpr ValType i32 = ValType::i32(), i64 = ValType::i64(), f32 = ValType::f32(),
                   funcref = ValType::funcref(), externref = ValType::externref();
 
 ConstExpr i32_const(int32_t v) { return Code().op(O::I32Const).s32(v).op(O::End).expr(); }
