@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential bench bench-quick clean
+.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit bench bench-quick clean
 
 all: build
 
@@ -102,6 +102,21 @@ test-asan: deps
 DIFF_N ?= 1000
 differential: deps
 	JOBS=$(JOBS) bash fuzz/differential.sh $(DIFF_N)
+
+# Interpreter vs. JIT in one process (tests/jit/differential.sh): JIT_DIFF_N
+# Binaryen `wasm-opt -ttf` modules (default 300, every export called 4 times:
+# ~4,000 runs) and JIT_FIBER_N generated fiber programs (default 2500, every
+# root called twice: ~10,000 runs, a few seconds). One run is one export call;
+# the defaults give well over 10,000. JIT_FIBER_SEED (default random) is
+# printed for reproduction; disagreeing modules are kept in
+# $(BUILD_DIR)/jit-differential. Ends with "jit differential: R runs agree, D disagree (…)".
+JIT_DIFF_N ?= 300
+JIT_FIBER_N ?= 2500
+differential-jit: deps
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target jit_differential
+	FIBER_N=$(JIT_FIBER_N) $(if $(JIT_FIBER_SEED),FIBER_SEED=$(JIT_FIBER_SEED)) KEEP=$(abspath $(BUILD_DIR))/jit-differential \
+	  bash tests/jit/differential.sh $(JIT_DIFF_N) $(abspath $(BUILD_DIR))/tests/jit/jit_differential
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -24,21 +24,7 @@ namespace {
 
 using weft::ErrorKind;
 
-constexpr uint64_t kFuelPerCall = 20'000;  // per export call
 constexpr int kRounds = 2;
-
-weft::Config fiber_fuzz_config() {
-  weft::Config c;
-  c.fuel = kFuelPerCall;
-  c.max_memory_pages = 1;
-  c.max_table_elements = 1'000;
-  c.max_call_depth = 1'000;
-  c.value_stack_bytes = 1 << 20;
-  c.enable_fibers = true;
-  c.max_fibers = 48;                  // fiber bombs hit "too many fibers" quickly
-  c.fiber_stack_size = 128 * 1024;    // the smallest: 64 KiB native + 64 KiB of Wasm frames
-  return c;
-}
 
 bool env_flag(const char* name) {
   const char* v = std::getenv(name);
@@ -66,7 +52,7 @@ struct Stats {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const weft::Engine engine(fiber_fuzz_config());
+  static const weft::Engine engine(weft::fuzz::fiber_program_config());
   static const bool print = env_flag("WEFT_FIBER_FUZZ_PRINT");
   static Stats collected;  // reported by its destructor at exit
   static Stats* const stats = env_flag("WEFT_FIBER_FUZZ_STATS") ? &collected : nullptr;
@@ -85,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const std::string& name : program.entry_points) {
       auto entry = instance->get_export(name);
       if (!entry) std::abort();
-      if (!store.set_fuel(kFuelPerCall).ok()) std::abort();
+      if (!store.set_fuel(weft::fuzz::kFiberProgramFuel).ok()) std::abort();
       auto r = store.call(*entry, {});
       if (r.ok()) {
         if (r->size() != 1 || (*r)[0].type() != weft::ValType::i32()) std::abort();

@@ -458,4 +458,17 @@ class Generator {
 
 FiberProgram generate_fiber_program(const uint8_t* data, size_t size) { return Generator(data, size).run(); }
 
+weft::Config fiber_program_config() {
+  weft::Config c;
+  c.fuel = kFiberProgramFuel;
+  c.max_memory_pages = 1;
+  c.max_table_elements = 1'000;
+  c.max_call_depth = 1'000;
+  c.value_stack_bytes = 1 << 20;
+  c.enable_fibers = true;
+  c.max_fibers = 48;                // fiber bombs hit "too many fibers" quickly
+  c.fiber_stack_size = 128 * 1024;  // the smallest: 64 KiB native + 64 KiB of Wasm frames
+  return c;
+}
+
 }  // namespace weft::fuzz

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "weft/config.h"
+
 namespace weft::fuzz {
 
 // What the generated module offers its runner.
@@ -21,5 +23,11 @@ struct FiberProgram {
 };
 
 FiberProgram generate_fiber_program(const uint8_t* data, size_t size);
+
+// The limits generated programs run under (fuzz/fiber_fuzzer.cc, and both
+// tiers of tests/jit/fiber_differential.cc): small ones, so every program is
+// short and the live-fiber, stack and fuel limits fire.
+inline constexpr uint64_t kFiberProgramFuel = 20'000;  // per export call
+weft::Config fiber_program_config();
 
 }  // namespace weft::fuzz

@@ -20,7 +20,7 @@ using fibers::WasmFiber;
 
 namespace {
 // The bottom of each fiber stack is its native stack (the dispatch loop and
-// any host calls; it grows down from kNativeStackBytes); above it is the
+// any host calls; it grows down from native_stack_bytes_); above it is the
 // fiber's Wasm area: its ExecStack, then its operand slots growing up, then
 // its call frames at the very top. A suspended fiber touches the hot top of
 // its native stack and the start of its Wasm area, which are adjacent: the
@@ -29,7 +29,16 @@ namespace {
 // three of [area at the bottom | native stack at the top]
 // (tests/interpreter/fiber_scale_test.cc measures it).
 constexpr size_t kNativeShareOfPage = 3 * 1024;
-constexpr size_t kNativeStackBytes = 64 * 1024 + kNativeShareOfPage;
+constexpr size_t kMinNativeStackBytes = 64 * 1024 + kNativeShareOfPage;
+
+// JIT code keeps its Wasm frames' return addresses and saved registers on the
+// native stack, so recursion inside a fiber needs native room in proportion
+// to the fiber's stack: a quarter of it (at least 67 KiB, where the
+// interpreter's needs end), still split kNativeShareOfPage into a page.
+size_t native_stack_bytes(const Config& config) {
+  const uint64_t quarter = std::max<uint64_t>(config.fiber_stack_size, 128 * 1024) / 4;
+  return std::max<size_t>(kMinNativeStackBytes, size_t(quarter / 4096 * 4096) + kNativeShareOfPage);
+}
 
 fibers::StackPoolConfig pool_config(const Config& config) {
   fibers::StackPoolConfig c;
@@ -57,7 +66,10 @@ std::byte* align_up(std::byte* p, size_t a) {
 CompiledFunction::~CompiledFunction() = default;
 
 FiberRuntime::FiberRuntime(Interpreter& interp)
-    : interp_(interp), pool_(pool_config(interp.store().config())), table_(interp.store().config().max_fibers) {}
+    : interp_(interp),
+      native_stack_bytes_(native_stack_bytes(interp.store().config())),
+      pool_(pool_config(interp.store().config())),
+      table_(interp.store().config().max_fibers) {}
 
 FiberRuntime::~FiberRuntime() {
   // Fibers still suspended when the store dies are dropped without running.
@@ -117,7 +129,7 @@ bool FiberRuntime::ensure_started(WasmFiber* f, bool deliver_event) {
   if (!s) return false;
   f->stack = s.value();
   const fibers::Stack stack = f->stack;
-  std::span<std::byte> native(stack.base, kNativeStackBytes);
+  std::span<std::byte> native(stack.base, native_stack_bytes_);
   f->context = fiber_context(
       [this, f, deliver_event](fiber_context&& from) { return fiber_main(f, std::move(from), deliver_event); },
       native, [this, stack](std::span<std::byte>) { pool_.release(stack); });
@@ -146,7 +158,7 @@ fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool 
   arrived(std::move(from));
   // Carve the fiber's Wasm area above the native stack: an ExecStack, its
   // slots, its call frames (at the top, touched only once the fiber calls).
-  std::byte* area = f->stack.base + kNativeStackBytes;
+  std::byte* area = f->stack.base + native_stack_bytes_;
   std::byte* area_end = f->stack.top();
   auto* exec = new (area) runtime::ExecStack();
   std::byte* slots_begin = align_up(area + sizeof(runtime::ExecStack), 16);
@@ -163,9 +175,20 @@ fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool 
   interp_.set_current_stack(exec);
 
   auto* fn = static_cast<runtime::FuncInstance*>(f->function);
-  const auto* cf = static_cast<const CompiledFunction*>(fn->compiled);
   Slot* fp = reinterpret_cast<Slot*>(slots_begin);
   Result<void> result;
+  if (runner_ && runner_->runs(fn)) {
+    // The tier's code checks its own frame against the stack on entry.
+    if (uint64_t(exec->limit - exec->base) < uint64_t(std::max(fn->param_slots, fn->result_slots)) + 1) {
+      result = make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
+      return finish(f, std::move(result), fp, 0);
+    }
+    fp[0].u64 = fibers::FiberTable::handle_of(*f);
+    if (!f->args.empty()) std::memcpy(fp + 1, f->args.data(), f->args.size() * sizeof(uint64_t));
+    result = runner_->run(fn, fp, deliver_event);
+    return finish(f, std::move(result), fp, fn->result_slots);
+  }
+  const auto* cf = static_cast<const CompiledFunction*>(fn->compiled);
   if (uint64_t(exec->limit - exec->base) < uint64_t(cf->frame_slots) + 1 + f->args.size()) {
     result = make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
     return finish(f, std::move(result), fp, 0);

@@ -50,6 +50,20 @@ struct FiberOutcome {
   uint64_t tag = 0;
 };
 
+// A tier that runs fiber bodies as its own code (the JIT) plugs in here; a
+// fiber whose function it does not run stays with the interpreter. Called
+// once per fiber start, never per instruction.
+class FiberBodyRunner {
+ public:
+  virtual ~FiberBodyRunner() = default;
+  virtual bool runs(const runtime::FuncInstance* fn) const = 0;
+  // Runs `fn` in the running fiber (its arguments at fp[0..), the fiber's
+  // ExecStack current) from its entry, or — `deliver_event` — at its
+  // function-level clause for the event in the transfer area. Leaves the
+  // results at fp[0..).
+  virtual Result<void> run(runtime::FuncInstance* fn, Slot* fp, bool deliver_event) = 0;
+};
+
 class FiberRuntime {
  public:
   explicit FiberRuntime(Interpreter& interp);
@@ -79,6 +93,8 @@ class FiberRuntime {
   Error take_abort_error() { return std::move(abort_error_); }
 
   const fibers::FiberTable& table() const { return table_; }
+  uint64_t event_tag() const { return outcome_.tag; }  // of the event being delivered
+  void set_body_runner(FiberBodyRunner* runner) { runner_ = runner; }
 
  private:
   struct Segment {
@@ -118,6 +134,8 @@ class FiberRuntime {
   void orphan_children(fibers::WasmFiber* f);
 
   Interpreter& interp_;
+  FiberBodyRunner* runner_ = nullptr;
+  size_t native_stack_bytes_;  // the native part at the bottom of each fiber stack
   fibers::StackPool pool_;
   fibers::FiberTable table_;
   uint32_t next_segment_id_ = 1;

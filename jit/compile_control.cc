@@ -19,24 +19,24 @@ constexpr int32_t ctx_native_limit = int32_t(offsetof(JitContext, native_limit))
 constexpr int32_t stack_limit = int32_t(offsetof(runtime::ExecStack, limit));
 constexpr int32_t stack_depth = int32_t(offsetof(runtime::ExecStack, depth));
 constexpr int32_t stack_max_depth = int32_t(offsetof(runtime::ExecStack, max_depth));
-constexpr int32_t stack_fuel = int32_t(offsetof(runtime::ExecStack, fuel));
+constexpr int32_t ctx_fuel = int32_t(offsetof(JitContext, fuel));
 // Fuel per unit of bulk length, as the interpreter (translate.cc): 1 per
 // 64 KiB of bytes, 1 per 8192 table elements / local slots.
 constexpr uint8_t kElementsPerFuelShift = 13;
 }  // namespace
 
-// The counter is the store's (ExecStack::fuel): JIT code runs on the root
-// stack only, so ctx->stack is that ExecStack. Registers are free here (the
-// callers run at function entry, at a spilled loop head, or before a helper).
+// The counter is the store's (ctx->fuel), one budget for every fiber.
+// Registers are free here (the callers run at function entry, at a spilled
+// loop head, or before a helper).
 void FunctionCompiler::charge_fuel(uint32_t amount) {
   if (!metered_) return;
   Reg fuel = alloc_reg();
-  masm_.load64(reg::r11, reg::r12, ctx_stack);
-  masm_.load64(fuel, reg::r11, stack_fuel);
+  masm_.load64(reg::r11, reg::r12, ctx_fuel);
+  masm_.load64(fuel, reg::r11, 0);
   masm_.cmp_imm(true, fuel, int32_t(amount));
   masm_.jump_if(Cond::LtU, out_of_fuel_);
   masm_.int_op_imm(x64::IntOp::Sub, true, fuel, int32_t(amount));
-  masm_.store64(reg::r11, stack_fuel, fuel);
+  masm_.store64(reg::r11, 0, fuel);
   free_reg(fuel);
 }
 
@@ -46,12 +46,12 @@ void FunctionCompiler::charge_fuel_bulk(uint32_t position, uint8_t shift) {
   masm_.load32(amount, reg::rbx, stack_disp(position));
   masm_.shift_imm(x64::ShiftOp::ShrU, true, amount, shift);
   masm_.int_op_imm(x64::IntOp::Add, true, amount, 1);
-  masm_.load64(reg::r11, reg::r12, ctx_stack);
-  masm_.load64(fuel, reg::r11, stack_fuel);
+  masm_.load64(reg::r11, reg::r12, ctx_fuel);
+  masm_.load64(fuel, reg::r11, 0);
   masm_.cmp(true, fuel, amount);
   masm_.jump_if(Cond::LtU, out_of_fuel_);
   masm_.int_op(x64::IntOp::Sub, true, fuel, amount);
-  masm_.store64(reg::r11, stack_fuel, fuel);
+  masm_.store64(reg::r11, 0, fuel);
   free_reg(fuel);
   free_reg(amount);
 }
@@ -102,6 +102,7 @@ void FunctionCompiler::epilogue_and_stubs() {
   masm_.bind(exit_label_);
   for (int i = int(std::size(kSaved)) - 1; i >= 0; --i) masm_.pop(kSaved[i]);
   masm_.ret();
+  fiber_stubs();  // may add trap labels: bound below
 
   // Traps: depth is not restored on these paths — the host entry resets it.
   for (auto& [kind, label] : trap_labels_) {
@@ -110,8 +111,8 @@ void FunctionCompiler::epilogue_and_stubs() {
     masm_.jump(common_trap_);
   }
   masm_.bind(out_of_fuel_);
-  masm_.load64(reg::r11, reg::r12, ctx_stack);
-  masm_.store64_imm(reg::r11, stack_fuel, 0);
+  masm_.load64(reg::r11, reg::r12, ctx_fuel);
+  masm_.store64_imm(reg::r11, 0, 0);
   masm_.move_imm(reg::rdx, uint32_t(runtime::TrapKind::OutOfFuel));
   masm_.jump(common_trap_);
   masm_.bind(thunk_trap_);
@@ -182,7 +183,7 @@ void FunctionCompiler::end_frame() {
       masm_.bind(f.else_label);  // no else: params pass through as results
       masm_.bind(f.label);
       break;
-    case ControlFrame::Kind::Block: case ControlFrame::Kind::Else:
+    case ControlFrame::Kind::Block: case ControlFrame::Kind::Else: case ControlFrame::Kind::Handle:
       masm_.bind(f.label);
       break;
     case ControlFrame::Kind::Loop:

@@ -246,8 +246,6 @@ Result<void> FunctionCompiler::compile() {
     if (t.is_vec()) return unsupported("v128 result");
   for (const LocalGroup& g : function_.locals)
     if (g.type.is_vec() && g.count) return unsupported("v128 local");
-  if (!instance_.info->functions[self_->index - module_.num_imported_functions()].suspension_points.empty())
-    return unsupported("fiber suspension points");
 
   return_label_ = masm_.new_label();
   exit_label_ = masm_.new_label();
@@ -282,7 +280,8 @@ Result<void> FunctionCompiler::compile() {
         if (*op == Opcode::End) --dead_depth_;
         continue;
       }
-      if (*op != Opcode::End && *op != Opcode::Else) continue;
+      // `event` starts a clause of the frame whose arm is dead: live again.
+      if (*op != Opcode::End && *op != Opcode::Else && *op != Opcode::Event) continue;
     }
     WEFT_TRY(compile_instruction(*op, imm));
   }
@@ -303,6 +302,8 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Immediates& 
   WEFT_TRY(compile_call(op, imm, handled));
   if (handled) return {};
   WEFT_TRY(compile_table(op, imm, handled));
+  if (handled) return {};
+  WEFT_TRY(compile_fiber(op, imm, handled));
   if (handled) return {};
   return unsupported(std::string(opcode_info(op).text));
 }

@@ -7,13 +7,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
 #include "runtime/objects.h"
 #include "runtime/trap.h"
 #include "validator/code_reader.h"
+#include "validator/validator.h"
+#include "jit/context.h"
 #include "jit/x64/macro_assembler.h"
 
 namespace weft::jit {
@@ -38,7 +42,7 @@ struct StackValue {
 
 // One entry of the control stack (block, loop, if, the function body).
 struct ControlFrame {
-  enum class Kind : uint8_t { Function, Block, Loop, If, Else };
+  enum class Kind : uint8_t { Function, Block, Loop, If, Else, Handle };
   Kind kind = Kind::Block;
   uint32_t height = 0;   // operand stack entries below the frame's params
   uint32_t params = 0;
@@ -73,6 +77,13 @@ class FunctionCompiler {
   // handle yet, returns an Error (ErrorKind::Limit) naming it and the byte
   // offset; the caller then keeps the interpreter entry.
   Result<void> compile();
+
+  // Fiber instructions need somewhere to keep their FiberSites (the code
+  // embeds their addresses); without it a function using them is not compiled.
+  void set_fiber_sites(std::vector<std::unique_ptr<FiberSite>>* out) { sites_out_ = out; }
+  // The entry of a fresh fiber at a function-level clause (FuncInstance::
+  // native_clause_entry), if the function has such clauses.
+  const Label* clause_entry() const { return has_clause_entry_ ? &clause_entry_ : nullptr; }
 
  private:
   // ---- shared state helpers (compiler.cc) ----------------------------------
@@ -110,6 +121,7 @@ class FunctionCompiler {
   Result<void> compile_memory(Opcode op, const Immediates& imm, bool& handled);    // compile_memory.cc
   Result<void> compile_call(Opcode op, const Immediates& imm, bool& handled);      // compile_calls.cc
   Result<void> compile_table(Opcode op, const Immediates& imm, bool& handled);     // compile_tables.cc
+  Result<void> compile_fiber(Opcode op, const Immediates& imm, bool& handled);     // compile_fibers.cc
   // A bulk memory/table instruction as a helper call (jit/context.h: BulkHelper).
   void call_bulk(const void* helper, const void* a, const void* b, uint32_t operands, uint32_t results);
 
@@ -138,6 +150,18 @@ class FunctionCompiler {
   void charge_fuel(uint32_t amount);
   // Before a bulk instruction: 1 + (length operand at stack `position`) >> shift.
   void charge_fuel_bulk(uint32_t position, uint8_t shift);
+
+  // compile_fibers.cc
+  Label clause_label(uint32_t body_offset);
+  void event_clause(uint32_t tag_index);
+  FiberSite* new_fiber_site(Opcode op);
+  // The handler scope of the suspension point being compiled, as `site`'s
+  // dispatch table; its stub (bound after the body) jumps to the clause.
+  Label dispatch_stub(FiberSite& site);
+  void build_scope(const std::vector<validator::EventClause>& scope, FiberSite& site, std::vector<Label>& targets);
+  void call_fiber_helper(const FiberSite* site);
+  void emit_dispatch(const FiberSite& site, const std::vector<Label>& targets);  // tag in rdx
+  void fiber_stubs();
 
   // compile_calls.cc
   void call_function(const runtime::FuncInstance* callee_hint, uint32_t params, uint32_t results);
@@ -170,6 +194,19 @@ class FunctionCompiler {
   Label thunk_trap_;       // eax = trap kind + 1 from a numeric thunk
   Label out_of_fuel_;      // fuel := 0, trap "all fuel consumed"
   std::vector<std::pair<runtime::TrapKind, Label>> trap_labels_;
+
+  // Fiber extension.
+  std::vector<std::unique_ptr<FiberSite>>* sites_out_ = nullptr;
+  size_t next_suspension_ = 0;  // cursor into the validator's suspension points
+  std::vector<std::pair<uint32_t, Label>> clause_labels_;  // clause body offset → its code
+  struct DispatchStub {
+    Label label;
+    const FiberSite* site;
+    std::vector<Label> targets;  // clause code per dispatch-table value
+  };
+  std::vector<DispatchStub> dispatch_stubs_;
+  Label clause_entry_;
+  bool has_clause_entry_ = false;
 };
 
 }  // namespace weft::jit

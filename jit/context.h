@@ -8,9 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <type_traits>
 
+#include "core/opcodes.h"
 #include "core/result.h"
+#include "fibers/dispatch.h"
 #include "runtime/objects.h"
 #include "runtime/store.h"
 #include "runtime/trap.h"
@@ -35,10 +38,20 @@ struct TrapState {
 };
 
 struct JitContext {
-  runtime::ExecStack* stack = nullptr;  // depth, max_depth and limit are checked on entry
-  uintptr_t native_limit = 0;           // lowest rsp a function entry may see
-  interpreter::Interpreter* interp = nullptr;  // runs fallback functions
+  // The running context's stack (the store's, or the running fiber's): depth,
+  // max_depth and limit are checked on entry. Re-read after every fiber
+  // switch (sync_after_switch), because code continues in another context.
+  runtime::ExecStack* stack = nullptr;
+  uintptr_t native_limit = 0;           // lowest rsp a function entry may see (per context)
+  uint64_t* fuel = nullptr;             // the store's budget, shared by all fibers
+  // The event being delivered to an event clause: the clause's code copies
+  // its payload (the fiber runtime's transfer area) into its operand slots;
+  // a fresh fiber's clause entry dispatches on `event_tag`.
+  const uint64_t* event_payload = nullptr;
+  uint64_t event_tag = 0;
+  interpreter::Interpreter* interp = nullptr;  // runs fallback functions; owns the fiber runtime
   TrapState* trap = nullptr;
+  uintptr_t root_native_limit = 0;  // native_limit while on the thread's own stack
 };
 static_assert(std::is_standard_layout_v<JitContext>);
 static_assert(std::is_standard_layout_v<runtime::ExecStack>);
@@ -75,6 +88,41 @@ uint32_t weft_jit_table_init(void* table, void* elem, uint64_t* operands);
 uint32_t weft_jit_elem_drop(void* elem, void*, uint64_t* operands);
 // memory.grow: the old size in pages, or 0xFFFFFFFF.
 uint32_t weft_jit_memory_grow(runtime::MemoryInstance* memory, uint32_t delta_pages);
+
+// A fiber instruction (jit/compile_fibers.cc): its operands sit in the frame
+// slots `site` names. Returns {status, tag}: status 0 = continue after the
+// instruction (results written to their slots), 1 = trap recorded for
+// `self`, 2 = an event arrived: `tag` is its identity and
+// ctx->event_payload its payload; the code dispatches through `site->table`.
+struct FiberStatus {
+  uint64_t status;
+  uint64_t tag;
+};
+struct FiberSite;
+FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const FiberSite* site);
 }
+
+// How many "  at " backtrace lines an Error's detail has.
+uint32_t count_backtrace_frames(const std::string& detail);
+
+// After any fiber switch returns into a context (or a fiber starts), the
+// context's own stack becomes ctx->stack again.
+void sync_after_switch(JitContext* ctx);
+
+// The static description of one fiber instruction in JIT code (owned by the
+// executor with the code; the code embeds its address).
+struct FiberSite {
+  Opcode op = Opcode::FiberSuspend;
+  runtime::FuncInstance* self = nullptr;    // the function containing the instruction (traps)
+  runtime::FuncInstance* callee = nullptr;  // fiber.new / fiber.spawn
+  uint32_t self_slot = 0;     // fiber.suspend/switch/retire/retireto: the running fiber
+  uint32_t target_slot = 0;   // fiber.resume/suspend_to/switch/retireto/release
+  uint32_t payload_slot = 0;  // event payload, or fiber.new/spawn arguments
+  uint32_t payload_slots = 0;
+  uint32_t result_slot = 0;   // where results (or fiber.new's handle) go
+  uint32_t result_slots = 0;
+  uint64_t tag = 0;           // tag identity of the event sent
+  fibers::DispatchTable table;  // the handler scope (suspension points only)
+};
 
 }  // namespace weft::jit

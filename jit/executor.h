@@ -1,7 +1,9 @@
 // The JIT tier as a runtime Executor. It owns an interpreter for everything
-// the JIT does not run (functions it cannot compile, entries inside fibers):
-// each instance is translated by the interpreter first, then every function
-// the compiler accepts gets native code as its FuncInstance::native_entry.
+// the JIT does not run (functions it cannot compile) and whose fiber runtime
+// both tiers share: each instance is translated by the interpreter first,
+// then every function the compiler accepts gets native code as its
+// FuncInstance::native_entry, and fibers whose function is JIT code run it
+// on their own native stacks (FiberBodyRunner).
 #pragma once
 
 #include <asmjit/core.h>
@@ -24,7 +26,7 @@ struct JitStats {
   std::vector<std::string> fallback_reasons;  // "function N: reason"
 };
 
-class JitExecutor final : public runtime::Executor {
+class JitExecutor final : public runtime::Executor, private interpreter::FiberBodyRunner {
  public:
   explicit JitExecutor(runtime::Store& store);
   ~JitExecutor() override;
@@ -38,12 +40,18 @@ class JitExecutor final : public runtime::Executor {
   std::pair<const void*, size_t> code_of(const runtime::FuncInstance* func) const;
 
  private:
+  bool runs(const runtime::FuncInstance* fn) const override;
+  Result<void> run(runtime::FuncInstance* fn, interpreter::Slot* fp, bool deliver_event) override;
+  // The trap JIT code recorded (status 1 from a native entry), as an Error.
+  Error take_trap();
+
   runtime::Store& store_;
   interpreter::Interpreter interp_;
   asmjit::JitRuntime code_memory_;
   runtime::MemoryInstance no_memory_;  // for instances without a memory (size 0)
   std::map<const runtime::Instance*, std::vector<void*>> code_;
   std::map<const runtime::FuncInstance*, std::pair<const void*, size_t>> code_ranges_;
+  std::map<const runtime::Instance*, std::vector<std::unique_ptr<FiberSite>>> fiber_sites_;
   JitStats stats_;
   TrapState trap_;
   JitContext ctx_;

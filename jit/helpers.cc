@@ -19,12 +19,13 @@ void add_frame(TrapState& trap, const runtime::FuncInstance* f) {
     trap.error->detail += "  at " + f->instance->module->function_name(f->index) + "\n";
 }
 
-uint32_t count_frames(const std::string& detail) {
+}  // namespace
+
+uint32_t count_backtrace_frames(const std::string& detail) {
   uint32_t n = 0;
   for (size_t at = detail.find("  at "); at != std::string::npos; at = detail.find("  at ", at + 1)) ++n;
   return n;
 }
-}  // namespace
 
 extern "C" {
 
@@ -44,9 +45,11 @@ void weft_jit_unwind(JitContext* ctx, runtime::FuncInstance* self) { add_frame(*
 uint32_t weft_jit_enter_interpreter(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self) {
   auto* cf = static_cast<const interpreter::CompiledFunction*>(self->compiled);
   Result<void> r = interpreter::execute(*ctx->interp, cf, reinterpret_cast<interpreter::Slot*>(fp));
+  // The interpreted code may have run fibers with JIT bodies.
+  sync_after_switch(ctx);
   if (r.ok()) return 0;
   ctx->trap->error = std::move(r).error();
-  ctx->trap->frames = count_frames(ctx->trap->error->detail);
+  ctx->trap->frames = count_backtrace_frames(ctx->trap->error->detail);
   return 1;
 }
 
@@ -73,6 +76,7 @@ uint32_t weft_jit_enter_host(JitContext* ctx, uint64_t* fp, runtime::FuncInstanc
   stack.top = args_end;
   Result<void> r = self->host(args, fp);
   stack.top = saved_top;
+  sync_after_switch(ctx);  // a re-entry into Wasm may have run fibers
   if (r.ok()) return 0;
   ctx->trap->error = std::move(r).error();
   ctx->trap->frames = 0;

@@ -42,6 +42,10 @@ struct FuncInstance {
   // compiled code, or a trampoline into the interpreter or the host function.
   // nullptr until an executor that uses it prepares the function.
   void* native_entry = nullptr;
+  // The JIT's entry for a fresh fiber that starts at one of this function's
+  // function-level event clauses (the event is read from the JitContext);
+  // nullptr when the function has no such clauses or is not JIT code.
+  void* native_clause_entry = nullptr;
   HostFunction host;             // host functions only
   std::string debug_name;
 

@@ -18,8 +18,8 @@ CLI::Option* add_tier_option(CLI::App& command, std::string& tier) {
       },
       "", "tier");
   return command.add_option("--tier", tier,
-                            "Execution tier: interp (the interpreter, default) or jit (the baseline JIT, x86-64; "
-                            "functions it cannot compile yet run in the interpreter)")
+                            "Execution tier: jit (the baseline JIT, default; x86-64 — elsewhere, and for "
+                            "functions it cannot compile (SIMD), the interpreter runs) or interp (the interpreter)")
       ->check(known_tier)
       ->type_name("TIER")
       ->capture_default_str();

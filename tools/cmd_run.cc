@@ -19,7 +19,7 @@ struct RunArgs {
   std::string file;
   std::vector<std::string> args;
   std::string invoke;
-  std::string tier = "interp";
+  std::string tier = "jit";
   LimitArgs limits;
   std::vector<std::string> env;   // --env KEY=VALUE | KEY
   std::vector<std::string> dirs;  // --dir HOST[::GUEST]

@@ -14,10 +14,11 @@ namespace {
 
 struct WastArgs {
   std::vector<std::string> files;
-  std::string tier = "interp";
+  std::string tier = "jit";
   bool quiet = false;
   bool verbose = false;
   bool expect_fail = false;
+  bool no_fallback = false;
   LimitArgs limits;
 };
 
@@ -52,15 +53,19 @@ int run_wast_files(const WastArgs& args) {
     tools::WastReport report = tools::run_wast_file(file, options);
     passed += report.passed;
     failed += report.failed;
-    if (report.ok()) passing_files.push_back(file);
+    // --no-fallback: a function the JIT left to the interpreter fails the file.
+    const bool fell_back = args.no_fallback && report.tier.tier == Tier::Jit && report.tier.jit_fallbacks > 0;
+    if (fell_back) ++failed;
+    const bool ok = report.ok() && !fell_back;
+    if (ok) passing_files.push_back(file);
     if (!args.quiet) print_details(file, report, args);
-    std::printf("%s %s: %u passed, %u failed\n", report.ok() ? "PASS" : "FAIL", file.c_str(), report.passed,
-                report.failed);
+    std::printf("%s %s: %u passed, %u failed\n", ok ? "PASS" : "FAIL", file.c_str(), report.passed,
+                report.failed + (fell_back ? 1 : 0));
     if (report.tier.tier == Tier::Jit) {
       // Progress of the JIT: how much of the file's code it compiled.
       std::printf("jit %s: %u functions compiled, %u fell back to the interpreter\n", file.c_str(),
                   report.tier.jit_compiled, report.tier.jit_fallbacks);
-      if (args.verbose)
+      if (args.verbose || fell_back)
         for (const std::string& reason : report.tier.fallback_reasons) std::printf("  fallback: %s\n", reason.c_str());
     }
     std::fflush(stdout);
@@ -89,6 +94,8 @@ void add_wast_command(CLI::App& app, int& exit_code) {
   add_limit_options(*cmd, args->limits);
   cmd->add_flag("-q,--quiet", args->quiet, "Print only the per-file lines and the summary");
   cmd->add_flag("-v,--verbose", args->verbose, "Print every command's outcome, incl. rejection messages");
+  cmd->add_flag("--no-fallback", args->no_fallback,
+                "With --tier=jit: a file fails if any of its functions fell back to the interpreter");
   cmd->add_flag("--expect-fail", args->expect_fail,
                 "Succeed only if every file has a failing check (for expected-failure lists)");
   cmd->callback([args, &exit_code] { exit_code = run_wast_files(*args); });

@@ -6,12 +6,13 @@
 namespace weft {
 
 // Interpreter: the translating interpreter (interpreter/). Jit: the baseline
-// JIT (jit/, x86-64 only); functions it cannot compile run in the interpreter.
+// JIT (jit/, x86-64 only); functions it cannot compile (SIMD) run in the
+// interpreter, and where there is no JIT (AArch64 for now) everything does.
 enum class Tier : uint8_t { Interpreter, Jit };
 
 // One configuration shared by the CLI and embedders.
 struct Config {
-  Tier tier = Tier::Interpreter;
+  Tier tier = Tier::Jit;  // the JIT where this build and machine have one
   bool enable_simd = true;
   bool enable_fibers = true;
   // Wasm call depth before "call stack exhausted" (counted per thread, all frames).

@@ -2,7 +2,8 @@
 # `;; weft-wast-options:` line), for its ctest entry (spec-tests/CMakeLists.txt):
 #
 #   cmake -DWEFT=path/to/weft -DSCRIPT=limits.wast "-DOPTIONS=--max-fibers=16"
-#         -DEXPECT_FAIL=ON|OFF [-DTIER=interp|jit] -P run-wast.cmake      (in spec-tests/fibers)
+#         -DEXPECT_FAIL=ON|OFF [-DTIER=interp|jit] [-DEXTRA=--no-fallback] -P run-wast.cmake
+#         (in spec-tests/fibers)
 #
 # Same result as `weft wast --tier=TIER [--expect-fail] OPTIONS SCRIPT` (TIER
 # defaults to interp), except
@@ -32,7 +33,7 @@ endforeach()
 if(NOT DEFINED TIER)
   set(TIER interp)
 endif()
-set(_args wast --tier=${TIER})
+set(_args wast --tier=${TIER} ${EXTRA})
 if(EXPECT_FAIL)
   list(APPEND _args --expect-fail)
 endif()

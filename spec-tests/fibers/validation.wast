@@ -30,7 +30,7 @@
   (func (param $s (ref $g)) (param $t (ref null $g)) (result f64)
     (fiber.switch $g $e (local.get $s) (local.get $t) (i32.const 1))
     (f64.add))
-  (func (param $s fiberref) (result v128)
+  (func (param $s fiberref) (result externref)
     (fiber.retire $plain (local.get $s)))
   (func (param $s (ref $g)) (param $t (ref $g)) (result funcref)
     (fiber.retireto $g $e (local.get $s) (local.get $t) (i32.const 0)))

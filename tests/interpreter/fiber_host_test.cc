@@ -29,7 +29,7 @@ constexpr const char* kBarrier = R"((module
 ))";
 
 struct BarrierHarness {
-  Engine engine;
+  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
   Store store{engine};
   Linker linker;
   std::optional<Instance> instance;
@@ -87,7 +87,7 @@ constexpr const char* kReentry = R"((module
 ))";
 
 struct ReentryHarness {
-  Engine engine;
+  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
   Store store{engine};
   Linker linker;
   std::optional<Instance> instance;

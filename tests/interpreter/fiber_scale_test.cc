@@ -78,6 +78,7 @@ TEST(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
   // costs about one page; the old layout (three pages, ~12.4 KiB) fails this.
   constexpr uint64_t kMaxBytesPerFiber = 8 * 1024;
   Config config;
+  config.tier = Tier::Interpreter;
   config.fiber_stack_size = 128 * 1024;
   Engine engine(config);
   Store store(engine);

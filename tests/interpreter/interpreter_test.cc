@@ -11,7 +11,7 @@ namespace weft {
 namespace {
 
 struct Harness {
-  Engine engine;
+  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
   Store store{engine};
   Linker linker;
   std::optional<Instance> instance;
@@ -184,7 +184,7 @@ TEST(Interpreter, DeepRecursionIsExhaustionNotACrash) {
 }
 
 TEST(Interpreter, HostFunctionsCanReenterWasm) {
-  Engine engine;
+  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
   Store store(engine);
   Linker linker;
   std::optional<Extern> twice;
@@ -233,7 +233,7 @@ TEST(Interpreter, HugeLocalCountIsALimitErrorNotACrash) {
   f.locals.push_back(LocalGroup{4000000000u, ValType::i64()});
   f.body = {0x0B};
   m.functions.push_back(f);
-  Engine engine;
+  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
   auto module = WasmModule::from_ir(engine, m);
   ASSERT_TRUE(module.ok()) << module.error().to_string();
   Store store(engine);
@@ -247,7 +247,7 @@ TEST(Interpreter, HugeLocalCountIsALimitErrorNotACrash) {
 // goto, which runs no destructors — every such call leaked under GCC (found by
 // LeakSanitizer in `make test-asan`) and Clang refused to compile it.
 TEST(Interpreter, HostCallsWithManyArgumentsAndTrapsDoNotLeak) {
-  Engine engine;
+  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
   Store store(engine);
   Linker linker;
   std::vector<ValType> params(20, ValType::i64());

@@ -5,6 +5,7 @@
 // NaNs compare by being NaN (their bits are nondeterministic in Wasm).
 //
 //   jit_differential [--calls N] FILE.wasm…
+//   jit_differential --fiber-programs N [--seed S] …  (fiber_differential.cc)
 //
 // Every exported function is called with zero arguments, then N-1 more times
 // with arguments from a generator seeded by the file name (the same on both
@@ -13,6 +14,7 @@
 // the same "all fuel consumed" trap. Prints "differential: R runs agree, D
 // disagree (F files)" and exits 1 on any disagreement. Used by
 // tests/jit/differential.sh over `wasm-opt -ttf` modules (public API only).
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -23,16 +25,12 @@
 #include <vector>
 
 #include "core/module.h"
+#include "tests/jit/differential.h"
 #include "weft/weft.h"
 
-namespace {
+namespace weft::differential {
 
-using weft::Value;
-using weft::ValType;
-
-// Bits, except that a NaN prints as "nan": which NaN an arithmetic operation
-// on NaNs returns (payload, sign) is nondeterministic in Wasm, so tiers may
-// differ there legitimately (the generator also runs with --denan).
+// (Binaryen's generator also runs with --denan, so NaNs are rare anyway.)
 std::string raw_text(const Value& v) {
   if ((v.type().kind == ValType::F32 && std::isnan(v.as_f32())) ||
       (v.type().kind == ValType::F64 && std::isnan(v.as_f64())))
@@ -41,6 +39,55 @@ std::string raw_text(const Value& v) {
   std::snprintf(buf, sizeof buf, "%016" PRIx64, v.as_i64());
   return buf;
 }
+
+std::string outcome_text(const Result<std::vector<Value>>& r) {
+  if (!r.ok()) return " => trap " + r.error().message;
+  std::string text = " =>";
+  for (const Value& v : *r) text += " " + (v.type().is_ref() ? std::string(v.is_null() ? "null" : "ref") : raw_text(v));
+  return text;
+}
+
+void record_exported_state(Store& store, const Instance& instance, std::vector<std::string>& lines) {
+  for (const auto& [name, ext] : instance.exports()) {
+    if (ext.kind == ExternKind::Global && !store.global_type(ext).type.is_ref()) {
+      lines.push_back("global " + name + " = " + raw_text(store.global_get(ext)));
+    } else if (ext.kind == ExternKind::Memory) {
+      uint64_t size = store.memory_size_bytes(ext), hash = 1469598103934665603ull;
+      const uint8_t* data = store.memory_data(ext);
+      for (uint64_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 1099511628211ull;
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "memory %s: %" PRIu64 " bytes, hash %016" PRIx64, name.c_str(), size, hash);
+      lines.push_back(buf);
+    }
+  }
+}
+
+void report_disagreement(const std::string& what, const Transcript& interp, const Transcript& jit) {
+  std::printf("DISAGREE %s\n", what.c_str());
+  size_t n = std::max(interp.lines.size(), jit.lines.size());
+  for (size_t i = 0, shown = 0; i < n && shown < 5; ++i) {
+    const std::string a = i < interp.lines.size() ? interp.lines[i] : "(none)";
+    const std::string b = i < jit.lines.size() ? jit.lines[i] : "(none)";
+    if (a == b) continue;
+    std::printf("  interp: %s\n  jit:    %s\n", a.c_str(), b.c_str());
+    // Import calls are recorded before the call line of the export making them.
+    for (size_t j = i + 1; shown == 0 && j < interp.lines.size(); ++j)
+      if (interp.lines[j].rfind("call ", 0) == 0) {
+        std::printf("  (during %s)\n", interp.lines[j].c_str());
+        break;
+      }
+    ++shown;
+  }
+}
+
+}  // namespace weft::differential
+
+namespace {
+
+using weft::Value;
+using weft::ValType;
+using weft::differential::raw_text;
+using weft::differential::Transcript;
 
 Value value_of(ValType t, uint64_t bits) {
   switch (t.kind) {
@@ -61,12 +108,6 @@ uint64_t pick(std::mt19937_64& rng) {
   if (r % 3 == 0) return kSpecial[(r >> 8) % std::size(kSpecial)];
   return rng() >> (r % 64);
 }
-
-struct Transcript {
-  std::vector<std::string> lines;
-  uint32_t runs = 0;
-  uint32_t compiled = 0, fallbacks = 0;
-};
 
 Transcript run(const std::string& path, weft::Tier tier, uint32_t calls) {
   Transcript out;
@@ -119,29 +160,12 @@ Transcript run(const std::string& path, weft::Tier tier, uint32_t calls) {
       std::string line = "call " + name;
       for (const Value& a : args) line += " " + raw_text(a);
       (void)store.set_fuel(config.fuel);
-      auto r = store.call(ext, args);
-      if (!r.ok()) {
-        line += " => trap " + r.error().message;
-      } else {
-        line += " =>";
-        for (const Value& v : *r) line += " " + (v.type().is_ref() ? std::string(v.is_null() ? "null" : "ref") : raw_text(v));
-      }
+      line += weft::differential::outcome_text(store.call(ext, args));
       out.lines.push_back(line);
       ++out.runs;
     }
   }
-  for (const auto& [name, ext] : instance->exports()) {
-    if (ext.kind == weft::ExternKind::Global && !store.global_type(ext).type.is_ref()) {
-      out.lines.push_back("global " + name + " = " + raw_text(store.global_get(ext)));
-    } else if (ext.kind == weft::ExternKind::Memory) {
-      uint64_t size = store.memory_size_bytes(ext), hash = 1469598103934665603ull;
-      const uint8_t* data = store.memory_data(ext);
-      for (uint64_t i = 0; i < size; ++i) hash = (hash ^ data[i]) * 1099511628211ull;
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "memory %s: %" PRIu64 " bytes, hash %016" PRIx64, name.c_str(), size, hash);
-      out.lines.push_back(buf);
-    }
-  }
+  weft::differential::record_exported_state(store, *instance, out.lines);
   weft::TierStats stats = store.tier_stats();
   out.compiled = stats.jit_compiled;
   out.fallbacks = stats.jit_fallbacks;
@@ -151,6 +175,9 @@ Transcript run(const std::string& path, weft::Tier tier, uint32_t calls) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& a : args)
+    if (a == "--fiber-programs" || a == "--fiber-files") return weft::differential::fiber_main(args);
   uint32_t calls = 4;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -160,7 +187,10 @@ int main(int argc, char** argv) {
       files.push_back(argv[i]);
   }
   if (files.empty() || calls == 0) {
-    std::fprintf(stderr, "usage: jit_differential [--calls N] FILE.wasm…\n");
+    std::fprintf(stderr,
+                 "usage: jit_differential [--calls N] FILE.wasm…\n"
+                 "       jit_differential --fiber-programs N [--seed S] [--first I] [--keep DIR] [--self-check]\n"
+                 "       jit_differential --fiber-files FILE.wat… [--self-check]\n");
     return 2;
   }
   uint64_t agree = 0, disagree = 0, compiled = 0, fallbacks = 0, not_run = 0;
@@ -175,21 +205,7 @@ int main(int argc, char** argv) {
       continue;
     }
     ++disagree;
-    std::printf("DISAGREE %s\n", file.c_str());
-    size_t n = std::max(interp.lines.size(), jit.lines.size());
-    for (size_t i = 0, shown = 0; i < n && shown < 5; ++i) {
-      const std::string a = i < interp.lines.size() ? interp.lines[i] : "(none)";
-      const std::string b = i < jit.lines.size() ? jit.lines[i] : "(none)";
-      if (a == b) continue;
-      std::printf("  interp: %s\n  jit:    %s\n", a.c_str(), b.c_str());
-      // Import calls are recorded before the call line of the export making them.
-      for (size_t j = i + 1; shown == 0 && j < interp.lines.size(); ++j)
-        if (interp.lines[j].rfind("call ", 0) == 0) {
-          std::printf("  (during %s)\n", interp.lines[j].c_str());
-          break;
-        }
-      ++shown;
-    }
+    weft::differential::report_disagreement(file, interp, jit);
   }
   std::printf("differential: %" PRIu64 " runs agree, %" PRIu64 " files disagree (%zu files, %" PRIu64
               " without runs; JIT compiled %" PRIu64 " functions, %" PRIu64 " fell back)\n",

@@ -1,0 +1,73 @@
+// The fiber instructions' runtime half (jit/compile_fibers.cc emits the call):
+// operands come from the frame slots the FiberSite names, the fiber runtime
+// (interpreter/fiber_runtime.cc, shared by both tiers) does the bookkeeping
+// and the native switch. Nothing here may own memory across that switch: if
+// this fiber is killed while suspended, its stack — this frame included — is
+// dropped without unwinding.
+#include <cstring>
+
+#include "interpreter/interpreter.h"
+#include "jit/context.h"
+
+namespace weft::jit {
+
+void sync_after_switch(JitContext* ctx) {
+  runtime::ExecStack* stack = ctx->interp->current_stack();
+  ctx->stack = stack;
+  ctx->native_limit = stack->native_floor ? stack->native_floor : ctx->root_native_limit;
+}
+
+extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const FiberSite* site) {
+  using interpreter::FiberOutcome;
+  interpreter::FiberRuntime& fibers = ctx->interp->fiber_runtime();
+  const auto* payload = reinterpret_cast<const interpreter::Slot*>(fp + site->payload_slot);
+  const uint32_t slots = site->payload_slots;
+  FiberOutcome outcome;
+  switch (site->op) {
+    case Opcode::FiberNew: {
+      uint64_t handle = 0;
+      outcome = fibers.new_fiber(site->callee, payload, slots, handle);
+      if (outcome.kind != FiberOutcome::Kind::Trap) fp[site->result_slot] = handle;
+      break;
+    }
+    case Opcode::FiberSpawn: outcome = fibers.spawn(site->callee, payload, slots); break;
+    case Opcode::FiberResume: outcome = fibers.resume(fp[site->target_slot], site->tag, payload, slots); break;
+    case Opcode::FiberSuspendTo: outcome = fibers.suspend_to(fp[site->target_slot], site->tag, payload, slots); break;
+    case Opcode::FiberSuspend: outcome = fibers.suspend(fp[site->self_slot], site->tag, payload, slots); break;
+    case Opcode::FiberSwitch:
+      outcome = fibers.switch_to(fp[site->self_slot], fp[site->target_slot], site->tag, payload, slots);
+      break;
+    case Opcode::FiberRetire: outcome = fibers.retire(fp[site->self_slot], site->tag, payload, slots); break;
+    case Opcode::FiberRetireto:
+      outcome = fibers.retireto(fp[site->self_slot], fp[site->target_slot], site->tag, payload, slots);
+      break;
+    case Opcode::FiberRelease: outcome = fibers.release(fp[site->target_slot]); break;
+    default: outcome = FiberOutcome{FiberOutcome::Kind::Trap, runtime::TrapKind::Unreachable, 0}; break;
+  }
+  // This context runs again (possibly much later): its stack is current.
+  sync_after_switch(ctx);
+  switch (outcome.kind) {
+    case FiberOutcome::Kind::Done:
+      return {0, 0};
+    case FiberOutcome::Kind::Return:
+      // The fiber this context waited for returned: its results are the instruction's.
+      if (site->result_slots) std::memcpy(fp + site->result_slot, fibers.payload(), size_t(site->result_slots) * 8);
+      return {0, 0};
+    case FiberOutcome::Kind::Event:
+      ctx->event_payload = fibers.payload();
+      return {2, outcome.tag};
+    case FiberOutcome::Kind::Abort:
+      // A fiber of this segment trapped: the trap (with the fiber's frames)
+      // becomes this host entry's result, through this frame.
+      ctx->trap->error = fibers.take_abort_error();
+      ctx->trap->frames = count_backtrace_frames(ctx->trap->error->detail);
+      weft_jit_unwind(ctx, site->self);
+      return {1, 0};
+    case FiberOutcome::Kind::Trap:
+      break;
+  }
+  weft_jit_trap(ctx, site->self, uint32_t(outcome.trap), 0);
+  return {1, 0};
+}
+
+}  // namespace weft::jit
