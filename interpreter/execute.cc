@@ -69,6 +69,7 @@ static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* f
   uint64_t& fuel = interp->store().stack().fuel;  // one budget per store, shared by all fibers
   FiberRuntime& fibers = interp->fiber_runtime();
   FiberOutcome outcome;                       // operands of the shared fiber-switch path
+  FiberRuntime::SwitchPlan plan;
   const DispatchSite* site = nullptr;
   uint32_t result_base = 0, result_slots = 0, next_words = 0;
   const uint32_t entry_depth = stack.depth;

@@ -58,6 +58,8 @@ FiberOutcome trap_outcome(runtime::TrapKind kind) {
 
 FiberOutcome done_outcome() { return FiberOutcome{}; }
 
+FiberRuntime::SwitchPlan no_switch(FiberOutcome outcome) { return {nullptr, nullptr, outcome}; }
+
 std::byte* align_up(std::byte* p, size_t a) {
   return reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(p) + a - 1) & ~uintptr_t(a - 1));
 }
@@ -69,7 +71,8 @@ FiberRuntime::FiberRuntime(Interpreter& interp)
     : interp_(interp),
       native_stack_bytes_(native_stack_bytes(interp.store().config())),
       pool_(pool_config(interp.store().config())),
-      table_(interp.store().config().max_fibers) {}
+      table_(interp.store().config().max_fibers),
+      payload_(16) {}
 
 FiberRuntime::~FiberRuntime() {
   // Fibers still suspended when the store dies are dropped without running.
@@ -95,8 +98,13 @@ void FiberRuntime::leave_segment() {
 
 void FiberRuntime::set_payload(uint64_t tag, const Slot* payload, uint32_t slots) {
   outcome_ = FiberOutcome{FiberOutcome::Kind::Event, runtime::TrapKind::Unreachable, tag};
-  if (payload_.size() < slots) payload_.resize(slots);
-  if (slots) std::memcpy(payload_.data(), payload, size_t(slots) * sizeof(uint64_t));
+  if (__builtin_expect(payload_.size() < slots, 0)) payload_.resize(slots);
+  // Most events carry zero or one value: no call to memcpy for those.
+  uint64_t* out = payload_.data();
+  if (slots == 1)
+    out[0] = payload[0].u64;
+  else if (slots > 1)
+    std::memcpy(out, payload, size_t(slots) * sizeof(uint64_t));
   payload_slots_ = slots;
 }
 
@@ -279,13 +287,17 @@ FiberOutcome FiberRuntime::new_fiber(runtime::FuncInstance* fn, const Slot* args
 }
 
 FiberOutcome FiberRuntime::spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots) {
+  return transfer_to(plan_spawn(fn, args, slots));
+}
+
+FiberRuntime::SwitchPlan FiberRuntime::plan_spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots) {
   WasmFiber* f = table_.create();
-  if (!f) return trap_outcome(runtime::TrapKind::TooManyFibers);
+  if (!f) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   f->function = fn;
   f->args.assign(reinterpret_cast<const uint64_t*>(args), reinterpret_cast<const uint64_t*>(args) + slots);
   if (!ensure_started(f, false)) {
     table_.bury(f);
-    return trap_outcome(runtime::TrapKind::TooManyFibers);
+    return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   }
   fiber_context* save = context_slot_of_current();
   table_.set_parent(f, current_);
@@ -293,16 +305,21 @@ FiberOutcome FiberRuntime::spawn(runtime::FuncInstance* fn, const Slot* args, ui
   f->state = FiberState::Running;
   f->segment = segments_.back().id;
   current_ = f;
-  return transfer(&f->context, save);
+  return {&f->context, save, {}};
 }
 
 FiberOutcome FiberRuntime::resume(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots) {
+  return transfer_to(plan_resume(target, tag, payload, slots));
+}
+
+FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag, const Slot* payload,
+                                                   uint32_t slots) {
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
-  if (!t) return trap;
+  if (!t) return no_switch(trap);
   if (t->state == FiberState::Running || t->state == FiberState::Waiting)
-    return trap_outcome(runtime::TrapKind::FiberActive);
-  if (!ensure_started(t, true)) return trap_outcome(runtime::TrapKind::TooManyFibers);
+    return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
+  if (!ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   fiber_context* save = context_slot_of_current();
   table_.set_parent(t, current_);
   if (current_) current_->state = FiberState::Waiting;
@@ -310,47 +327,62 @@ FiberOutcome FiberRuntime::resume(uint64_t target, uint64_t tag, const Slot* pay
   t->segment = segments_.back().id;
   current_ = t;
   set_payload(tag, payload, slots);
-  return transfer(&t->context, save);
+  return {&t->context, save, {}};
 }
 
 FiberOutcome FiberRuntime::suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots) {
-  if (!is_current(self)) return trap_outcome(runtime::TrapKind::NotRunningFiber);
+  return transfer_to(plan_suspend(self, tag, payload, slots));
+}
+
+FiberRuntime::SwitchPlan FiberRuntime::plan_suspend(uint64_t self, uint64_t tag, const Slot* payload,
+                                                    uint32_t slots) {
+  if (!is_current(self)) return no_switch(trap_outcome(runtime::TrapKind::NotRunningFiber));
   WasmFiber* c = current_;
   WasmFiber* p = c->parent;
   c->state = FiberState::Suspended;
   current_ = p;
   if (p) p->state = FiberState::Running;
   set_payload(tag, payload, slots);
-  return transfer(context_slot_of(p), &c->context);
+  return {context_slot_of(p), &c->context, {}};
 }
 
 FiberOutcome FiberRuntime::suspend_to(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots) {
+  return transfer_to(plan_suspend_to(target, tag, payload, slots));
+}
+
+FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t tag, const Slot* payload,
+                                                       uint32_t slots) {
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
-  if (!t) return trap;
-  if (t == current_) return trap_outcome(runtime::TrapKind::FiberActive);
+  if (!t) return no_switch(trap);
+  if (t == current_) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
   if (t->state == FiberState::Waiting) {
-    if (!is_ancestor(t)) return trap_outcome(runtime::TrapKind::CrossHostFrame);
+    if (!is_ancestor(t)) return no_switch(trap_outcome(runtime::TrapKind::CrossHostFrame));
     // Pop the chain down to the ancestor: everything above it is suspended.
     fiber_context* save = context_slot_of_current();
     for (WasmFiber* x = current_; x != t; x = x->parent) x->state = FiberState::Suspended;
     t->state = FiberState::Running;
     current_ = t;
     set_payload(tag, payload, slots);
-    return transfer(&t->context, save);
+    return {&t->context, save, {}};
   }
-  return resume(target, tag, payload, slots);
+  return plan_resume(target, tag, payload, slots);
 }
 
 FiberOutcome FiberRuntime::switch_to(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload,
                                      uint32_t slots) {
-  if (!is_current(self)) return trap_outcome(runtime::TrapKind::NotRunningFiber);
+  return transfer_to(plan_switch_to(self, target, tag, payload, slots));
+}
+
+FiberRuntime::SwitchPlan FiberRuntime::plan_switch_to(uint64_t self, uint64_t target, uint64_t tag,
+                                                      const Slot* payload, uint32_t slots) {
+  if (!is_current(self)) return no_switch(trap_outcome(runtime::TrapKind::NotRunningFiber));
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
-  if (!t) return trap;
-  if (t == current_) return trap_outcome(runtime::TrapKind::FiberActive);
-  if (t->state == FiberState::Waiting) return suspend_to(target, tag, payload, slots);
-  if (!ensure_started(t, true)) return trap_outcome(runtime::TrapKind::TooManyFibers);
+  if (!t) return no_switch(trap);
+  if (t == current_) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
+  if (t->state == FiberState::Waiting) return plan_suspend_to(target, tag, payload, slots);
+  if (!ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   // T takes C's place on the chain.
   WasmFiber* c = current_;
   c->state = FiberState::Suspended;
@@ -359,7 +391,7 @@ FiberOutcome FiberRuntime::switch_to(uint64_t self, uint64_t target, uint64_t ta
   t->segment = segments_.back().id;
   current_ = t;
   set_payload(tag, payload, slots);
-  return transfer(&t->context, &c->context);
+  return {&t->context, &c->context, {}};
 }
 
 FiberOutcome FiberRuntime::retire(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots) {

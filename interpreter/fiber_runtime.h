@@ -87,6 +87,25 @@ class FiberRuntime {
   FiberOutcome retireto(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
   FiberOutcome release(uint64_t target);
 
+  // The switching instructions in two halves, for tiers that want every
+  // switch to leave and re-enter through one call site (weft_jit_fiber): the
+  // bookkeeping (plan_*), then transfer_to(). With one site, the frames a
+  // switch returns through are the same code on both sides, so the CPU's
+  // return-address predictor stays right across the stack switch.
+  struct SwitchPlan {
+    fiber_context* dest = nullptr;  // nullptr: no switch, `outcome` is the result
+    fiber_context* save = nullptr;  // where the caller's context is kept
+    FiberOutcome outcome;
+  };
+  SwitchPlan plan_spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots);
+  SwitchPlan plan_resume(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
+  SwitchPlan plan_suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots);
+  SwitchPlan plan_suspend_to(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
+  SwitchPlan plan_switch_to(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
+  FiberOutcome transfer_to(const SwitchPlan& plan) {
+    return plan.dest ? transfer(plan.dest, plan.save) : plan.outcome;
+  }
+
   // The transfer area: event payloads and fiber results travel here.
   const uint64_t* payload() const { return payload_.data(); }
   uint32_t payload_slots() const { return payload_slots_; }

@@ -22,28 +22,34 @@ extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const Fiber
   interpreter::FiberRuntime& fibers = ctx->interp->fiber_runtime();
   const auto* payload = reinterpret_cast<const interpreter::Slot*>(fp + site->payload_slot);
   const uint32_t slots = site->payload_slots;
-  FiberOutcome outcome;
+  // Bookkeeping first, then the one call that switches (see
+  // FiberRuntime::SwitchPlan: one call site keeps return prediction right).
+  interpreter::FiberRuntime::SwitchPlan plan;
   switch (site->op) {
+    case Opcode::FiberSpawn: plan = fibers.plan_spawn(site->callee, payload, slots); break;
+    case Opcode::FiberResume: plan = fibers.plan_resume(fp[site->target_slot], site->tag, payload, slots); break;
+    case Opcode::FiberSuspendTo:
+      plan = fibers.plan_suspend_to(fp[site->target_slot], site->tag, payload, slots);
+      break;
+    case Opcode::FiberSuspend: plan = fibers.plan_suspend(fp[site->self_slot], site->tag, payload, slots); break;
+    case Opcode::FiberSwitch:
+      plan = fibers.plan_switch_to(fp[site->self_slot], fp[site->target_slot], site->tag, payload, slots);
+      break;
     case Opcode::FiberNew: {
       uint64_t handle = 0;
-      outcome = fibers.new_fiber(site->callee, payload, slots, handle);
-      if (outcome.kind != FiberOutcome::Kind::Trap) fp[site->result_slot] = handle;
+      plan.outcome = fibers.new_fiber(site->callee, payload, slots, handle);
+      if (plan.outcome.kind != FiberOutcome::Kind::Trap) fp[site->result_slot] = handle;
       break;
     }
-    case Opcode::FiberSpawn: outcome = fibers.spawn(site->callee, payload, slots); break;
-    case Opcode::FiberResume: outcome = fibers.resume(fp[site->target_slot], site->tag, payload, slots); break;
-    case Opcode::FiberSuspendTo: outcome = fibers.suspend_to(fp[site->target_slot], site->tag, payload, slots); break;
-    case Opcode::FiberSuspend: outcome = fibers.suspend(fp[site->self_slot], site->tag, payload, slots); break;
-    case Opcode::FiberSwitch:
-      outcome = fibers.switch_to(fp[site->self_slot], fp[site->target_slot], site->tag, payload, slots);
-      break;
-    case Opcode::FiberRetire: outcome = fibers.retire(fp[site->self_slot], site->tag, payload, slots); break;
+    // These two return only when they trap: otherwise this context is gone.
+    case Opcode::FiberRetire: plan.outcome = fibers.retire(fp[site->self_slot], site->tag, payload, slots); break;
     case Opcode::FiberRetireto:
-      outcome = fibers.retireto(fp[site->self_slot], fp[site->target_slot], site->tag, payload, slots);
+      plan.outcome = fibers.retireto(fp[site->self_slot], fp[site->target_slot], site->tag, payload, slots);
       break;
-    case Opcode::FiberRelease: outcome = fibers.release(fp[site->target_slot]); break;
-    default: outcome = FiberOutcome{FiberOutcome::Kind::Trap, runtime::TrapKind::Unreachable, 0}; break;
+    case Opcode::FiberRelease: plan.outcome = fibers.release(fp[site->target_slot]); break;
+    default: plan.outcome = FiberOutcome{FiberOutcome::Kind::Trap, runtime::TrapKind::Unreachable, 0}; break;
   }
+  const FiberOutcome outcome = fibers.transfer_to(plan);
   // This context runs again (possibly much later): its stack is current.
   sync_after_switch(ctx);
   switch (outcome.kind) {
