@@ -96,17 +96,6 @@ void FiberRuntime::leave_segment() {
   segments_.pop_back();
 }
 
-void FiberRuntime::set_payload(uint64_t tag, const Slot* payload, uint32_t slots) {
-  outcome_ = FiberOutcome{FiberOutcome::Kind::Event, runtime::TrapKind::Unreachable, tag};
-  if (__builtin_expect(payload_.size() < slots, 0)) payload_.resize(slots);
-  // Most events carry zero or one value: no call to memcpy for those.
-  uint64_t* out = payload_.data();
-  if (slots == 1)
-    out[0] = payload[0].u64;
-  else if (slots > 1)
-    std::memcpy(out, payload, size_t(slots) * sizeof(uint64_t));
-  payload_slots_ = slots;
-}
 
 WasmFiber* FiberRuntime::fiber_operand(uint64_t handle, FiberOutcome& trap) {
   bool stale = false;
@@ -319,9 +308,10 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag
   if (!t) return no_switch(trap);
   if (t->state == FiberState::Running || t->state == FiberState::Waiting)
     return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
-  if (!ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
+  // A started fiber (the common case) needs neither a stack nor re-parenting.
+  if (!t->stack && !ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   fiber_context* save = context_slot_of_current();
-  table_.set_parent(t, current_);
+  if (t->parent != current_) table_.set_parent(t, current_);
   if (current_) current_->state = FiberState::Waiting;
   t->state = FiberState::Running;
   t->segment = segments_.back().id;
@@ -382,7 +372,7 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_switch_to(uint64_t self, uint64_t ta
   if (!t) return no_switch(trap);
   if (t == current_) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
   if (t->state == FiberState::Waiting) return plan_suspend_to(target, tag, payload, slots);
-  if (!ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
+  if (!t->stack && !ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   // T takes C's place on the chain.
   WasmFiber* c = current_;
   c->state = FiberState::Suspended;

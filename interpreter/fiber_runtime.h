@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -122,7 +123,18 @@ class FiberRuntime {
     fiber_context root_context;        // the root, while it waits for a fiber
   };
 
-  void set_payload(uint64_t tag, const Slot* payload, uint32_t slots);
+  // Inline: it runs on every switch with a payload.
+  void set_payload(uint64_t tag, const Slot* payload, uint32_t slots) {
+    outcome_ = FiberOutcome{FiberOutcome::Kind::Event, runtime::TrapKind::Unreachable, tag};
+    if (__builtin_expect(payload_.size() < slots, 0)) payload_.resize(slots);
+    // Most events carry zero or one value: no call to memcpy for those.
+    uint64_t* out = payload_.data();
+    if (slots == 1)
+      out[0] = payload[0].u64;
+    else if (slots > 1)
+      std::memcpy(out, payload, size_t(slots) * sizeof(uint64_t));
+    payload_slots_ = slots;
+  }
   // Resolves a fiber operand, or sets `trap` (null/moribund).
   fibers::WasmFiber* fiber_operand(uint64_t handle, FiberOutcome& trap);
   bool is_ancestor(const fibers::WasmFiber* f) const {

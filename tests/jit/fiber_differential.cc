@@ -41,7 +41,6 @@
 namespace weft::differential {
 namespace {
 
-constexpr uint64_t kFuelPerCall = fuzz::kFiberProgramFuel;
 constexpr int kRounds = 2;
 constexpr size_t kMinProgramBytes = 64, kMaxProgramBytes = 2048;
 
