@@ -4,6 +4,7 @@
 // canonical slot, so each branch source spills, moves the branch's values to
 // the target's slots and jumps (docs/architecture.md, "The baseline JIT").
 #include <cstddef>
+#include <optional>
 
 #include "jit/compiler.h"
 #include "jit/context.h"
@@ -208,8 +209,8 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Immediates& imm,
         spill_all();
         masm_.test(false, cond, cond);
         free_reg(cond);
-        f.else_label = masm_.new_label();
-        masm_.jump_if_zero(f.else_label);
+        open_if(f, Cond::Eq);  // jump to the false arm when zero
+        return {};
       } else if (op == Opcode::Loop) {
         spill_all();
       }
@@ -284,6 +285,107 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Immediates& imm,
       handled = false;
       return {};
   }
+}
+
+// After the condition's flags are set (the stack spilled): the jump to the
+// false arm, and the frame.
+void FunctionCompiler::open_if(ControlFrame f, Cond jump_to_else) {
+  f.else_label = masm_.new_label();
+  masm_.jump_if(jump_to_else, f.else_label);
+  f.kind = ControlFrame::Kind::If;
+  f.height = height() - f.params;
+  f.target_slot = num_locals_ + f.height;
+  f.label = masm_.new_label();
+  control_.push_back(f);
+}
+
+Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
+  handled = false;
+  struct Compare {
+    Cond cond;
+    bool wide;
+    bool eqz;
+  };
+  std::optional<Compare> c;
+  switch (op) {
+    case Opcode::I32Eqz: c = Compare{Cond::Eq, false, true}; break;
+    case Opcode::I64Eqz: c = Compare{Cond::Eq, true, true}; break;
+    case Opcode::I32Eq: c = Compare{Cond::Eq, false, false}; break;
+    case Opcode::I32Ne: c = Compare{Cond::Ne, false, false}; break;
+    case Opcode::I32LtS: c = Compare{Cond::LtS, false, false}; break;
+    case Opcode::I32LtU: c = Compare{Cond::LtU, false, false}; break;
+    case Opcode::I32GtS: c = Compare{Cond::GtS, false, false}; break;
+    case Opcode::I32GtU: c = Compare{Cond::GtU, false, false}; break;
+    case Opcode::I32LeS: c = Compare{Cond::LeS, false, false}; break;
+    case Opcode::I32LeU: c = Compare{Cond::LeU, false, false}; break;
+    case Opcode::I32GeS: c = Compare{Cond::GeS, false, false}; break;
+    case Opcode::I32GeU: c = Compare{Cond::GeU, false, false}; break;
+    case Opcode::I64Eq: c = Compare{Cond::Eq, true, false}; break;
+    case Opcode::I64Ne: c = Compare{Cond::Ne, true, false}; break;
+    case Opcode::I64LtS: c = Compare{Cond::LtS, true, false}; break;
+    case Opcode::I64LtU: c = Compare{Cond::LtU, true, false}; break;
+    case Opcode::I64GtS: c = Compare{Cond::GtS, true, false}; break;
+    case Opcode::I64GtU: c = Compare{Cond::GtU, true, false}; break;
+    case Opcode::I64LeS: c = Compare{Cond::LeS, true, false}; break;
+    case Opcode::I64LeU: c = Compare{Cond::LeU, true, false}; break;
+    case Opcode::I64GeS: c = Compare{Cond::GeS, true, false}; break;
+    case Opcode::I64GeU: c = Compare{Cond::GeU, true, false}; break;
+    default: return {};
+  }
+  // br_if and if are one-byte opcodes.
+  constexpr uint8_t kBrIfByte = 0x0D, kIfByte = 0x04;
+  uint8_t next = 0;
+  if (!reader_.peek(next) || (next != kBrIfByte && next != kIfByte)) return {};
+  handled = true;
+
+  // Operands into registers, the rest of the stack to its slots (as br_if and
+  // if do before branching), then the flags — nothing may clobber them
+  // between the compare and the jump.
+  Reg a, b = 0;
+  bool b_in_reg = false;
+  int32_t b_imm = 0;
+  if (c->eqz) {
+    a = pop_to_reg();
+  } else if (const StackValue& top = stack_.back();
+             top.loc == Loc::Const && (c->wide ? int64_t(top.imm) == int64_t(int32_t(top.imm)) : true)) {
+    b_imm = int32_t(uint32_t(top.imm));
+    stack_.pop_back();
+    a = pop_to_reg();
+  } else {
+    b = pop_to_reg();
+    b_in_reg = true;
+    a = pop_to_reg();
+  }
+  spill_all();
+  if (c->eqz)
+    masm_.test(c->wide, a, a);
+  else if (b_in_reg)
+    masm_.cmp(c->wide, a, b);
+  else
+    masm_.cmp_imm(c->wide, a, b_imm);
+  free_reg(a);
+  if (b_in_reg) free_reg(b);
+
+  instr_offset_ = reader_.pos();
+  std::optional<Opcode> branch = reader_.opcode();
+  Immediates imm;
+  WEFT_TRY(read_immediates(*branch, imm));
+  if (*branch == Opcode::If) {
+    ControlFrame f;
+    WEFT_TRY(block_signature(imm.block_type, f.params, f.results));
+    open_if(f, x64::negate(c->cond));
+    return {};
+  }
+  ControlFrame& target = control_[control_.size() - 1 - imm.a];
+  if (branch_needs_moves(target)) {
+    Label skip = masm_.new_label();
+    masm_.jump_if(x64::negate(c->cond), skip);
+    branch_to(target);
+    masm_.bind(skip);
+  } else {
+    masm_.jump_if(c->cond, target.label);
+  }
+  return {};
 }
 
 }  // namespace weft::jit

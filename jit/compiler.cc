@@ -291,8 +291,10 @@ Result<void> FunctionCompiler::compile() {
 }
 
 Result<void> FunctionCompiler::compile_instruction(Opcode op, const Immediates& imm) {
-  if (compile_numeric(op)) return {};
   bool handled = false;
+  WEFT_TRY(compile_fused_compare(op, handled));
+  if (handled) return {};
+  if (compile_numeric(op)) return {};
   WEFT_TRY(compile_control(op, imm, handled));
   if (handled) return {};
   WEFT_TRY(compile_variable(op, imm, handled));

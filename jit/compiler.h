@@ -139,6 +139,10 @@ class FunctionCompiler {
   bool float_unary(Opcode op);  // false: not a natively compiled unary float op
 
   // compile_control.cc
+  // An integer compare (or eqz) directly followed by br_if or if becomes
+  // cmp + jcc; `handled` is false when `op` is not such a compare.
+  Result<void> compile_fused_compare(Opcode op, bool& handled);
+  void open_if(ControlFrame f, Cond jump_to_else);
   void prologue();
   void epilogue_and_stubs();
   void branch_to(ControlFrame& target);           // moves + jump (stack spilled)
