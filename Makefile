@@ -32,9 +32,11 @@ test: build
 test-arm64: deps
 	BUILD_DIR=$(abspath $(BUILD_DIR))-arm64 JOBS=$(JOBS) bash scripts/test-arm64.sh
 
-# The spec test suite: one line per file and the summary "spec: N passed, M failed".
+# The spec test suite on both tiers (the JIT with --no-fallback): one line per
+# file and the summaries "spec: N passed, M failed" / "fibers: …" per tier.
 spec: build
-	bash spec-tests/run-spec.sh $(WEFT)
+	bash spec-tests/run-spec.sh --tier=interp $(WEFT)
+	bash spec-tests/run-spec.sh --tier=jit $(WEFT)
 
 demo: build
 	@echo "== weft demo: the fiber extension (examples/README.md explains each example)"

@@ -12,7 +12,12 @@
 # not make the script fail while they fail, but passing ones do ("remove it
 # from spec-tests/fibers.failures"), as in ctest. Unlisted fiber files must pass.
 #
-# usage: spec-tests/run-spec.sh [--details] [WEFT_BINARY]
+# usage: spec-tests/run-spec.sh [--tier=interp|jit] [--details] [WEFT_BINARY]
+#   --tier=T         the execution tier (default interp). With jit, every file
+#                    also fails if any of its functions fell back to the
+#                    interpreter (`weft wast --no-fallback`), and the expected
+#                    failures are spec-tests/jit.failures (`name.wast`,
+#                    `fibers/name.wast`) instead of interp.failures
 #   --details        print the first failure messages of each failing file
 #   WEFT_BINARY      default: build/tools/weft
 # environment: WEFT_TESTSUITE (suite directory), WEFT_SPEC_TIMEOUT (seconds per file, default 600)
@@ -20,7 +25,18 @@ set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 details=0
-if [ "${1:-}" = "--details" ]; then details=1; shift; fi
+tier=interp
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --details) details=1; shift ;;
+    --tier=interp|--tier=jit) tier="${1#--tier=}"; shift ;;
+    --tier=*) echo "run-spec: unknown tier '${1#--tier=}' (interp, jit)" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+tier_args="--tier=$tier"
+[ "$tier" = jit ] && tier_args="--tier=jit --no-fallback"
+echo "== spec tests on the $tier tier"
 weft="${1:-$root/build/tools/weft}"
 timeout_s="${WEFT_SPEC_TIMEOUT:-600}"
 
@@ -40,7 +56,9 @@ if [ -z "$suite" ]; then
 fi
 
 # Expected failures: file names, '#' comments.
-expected=" $(sed -e 's/#.*//' "$root/spec-tests/interp.failures" 2>/dev/null | tr -s ' \t\n' ' ') "
+failures_file="$root/spec-tests/interp.failures"
+[ "$tier" = jit ] && failures_file="$root/spec-tests/jit.failures"
+expected=" $(sed -e 's/#.*//' "$failures_file" 2>/dev/null | tr -s ' \t\n' ' ') "
 
 cd "$suite"
 total_passed=0
@@ -48,7 +66,8 @@ total_failed=0
 files_passed=0
 files_failed=0
 for file in $(ls *.wast | grep -v '^simd_' | sort); do
-  output="$(timeout "$timeout_s" "$weft" wast --tier=interp "$file" 2>&1)"
+  # shellcheck disable=SC2086  # tier_args are words
+  output="$(timeout "$timeout_s" "$weft" wast $tier_args "$file" 2>&1)"
   rc=$?
   summary="$(printf '%s\n' "$output" | grep -E "^(PASS|FAIL) $file: " | tail -n 1)"
   note=""
@@ -74,6 +93,9 @@ done
 
 # ─── The fiber extension's suite ─────────────────────────────────────────────
 fexpected=" $(sed -e 's/#.*//' "$root/spec-tests/fibers.failures" 2>/dev/null | tr -s ' \t\n' ' ') "
+if [ "$tier" = jit ]; then
+  fexpected="$fexpected$(sed -e 's/#.*//' -n -e 's|^[[:space:]]*fibers/||p' "$root/spec-tests/jit.failures" 2>/dev/null | tr -s ' \t\n' ' ') "
+fi
 weft_help="$("$weft" wast --help 2>&1)"
 fibers_passed=0
 fibers_failed=0
@@ -92,7 +114,7 @@ for file in $(ls *.wast 2>/dev/null | sort); do
     status="NO-OPT"; passed=0; failed=1; counts="weft wast has no $missing option"
   else
     # shellcheck disable=SC2086  # options are words
-    output="$(timeout "$timeout_s" "$weft" wast --tier=interp $options "$file" 2>&1)"
+    output="$(timeout "$timeout_s" "$weft" wast $tier_args $options "$file" 2>&1)"
     rc=$?
     summary="$(printf '%s\n' "$output" | grep -E "^(PASS|FAIL) $file: " | tail -n 1)"
     if [ $rc -eq 124 ]; then
