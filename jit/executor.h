@@ -1,7 +1,8 @@
 // The JIT tier as a runtime Executor. It owns an interpreter for everything
 // the JIT does not run (functions it cannot compile, entries inside fibers):
-// each instance is translated by the interpreter first, then every function
-// the compiler accepts gets native code as its FuncInstance::native_entry.
+// every function the compiler accepts gets native code (one code block per
+// instance) as its FuncInstance::native_entry; the interpreter translates the
+// others, and any compiled function only if it is ever interpreted.
 #pragma once
 
 #include <asmjit/core.h>
@@ -42,8 +43,13 @@ class JitExecutor final : public runtime::Executor {
   interpreter::Interpreter interp_;
   asmjit::JitRuntime code_memory_;
   runtime::MemoryInstance no_memory_;  // for instances without a memory (size 0)
-  std::map<const runtime::Instance*, std::vector<void*>> code_;
-  std::map<const runtime::FuncInstance*, std::pair<const void*, size_t>> code_ranges_;
+  // An instance's generated code: one block of executable memory, and each
+  // defined function's {offset, size} in it (size 0: not compiled).
+  struct InstanceCode {
+    void* base = nullptr;
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;
+  };
+  std::map<const runtime::Instance*, InstanceCode> code_;
   JitStats stats_;
   TrapState trap_;
   JitContext ctx_;

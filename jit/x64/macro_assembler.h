@@ -41,6 +41,7 @@ class MacroAssembler {
   explicit MacroAssembler(asmjit::CodeHolder& code);
   // The first assembler error (asmjit reports e.g. an unbound label), or "".
   const std::string& error() const { return error_.message; }
+  void clear_error() { error_.message.clear(); }
   size_t offset() const { return asm_.offset(); }
 
   Label new_label() { return asm_.newLabel(); }
