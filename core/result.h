@@ -83,7 +83,9 @@ class [[nodiscard]] Result {
 template <>
 class [[nodiscard]] Result<void> {
  public:
-  Result() = default;
+  // User-provided (not `= default`): `return {};` would otherwise value-initialise,
+  // zero-filling the whole Error before constructing it (a `rep stos` per call).
+  Result() {}
   Result(Error error) : error_(std::move(error)), ok_(false) {}
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }
