@@ -123,6 +123,11 @@ class MacroAssembler {
   asmjit::x86::Assembler& raw() { return asm_; }
 
  private:
+  // Room for one directly encoded instruction at the buffer's end (nullptr if
+  // the buffer cannot grow; the error is recorded), and the new end after it.
+  uint8_t* reserve();
+  void commit(uint8_t* end);
+
   struct ErrorRecorder : asmjit::ErrorHandler {
     std::string message;
     void handleError(asmjit::Error, const char* msg, asmjit::BaseEmitter*) override {

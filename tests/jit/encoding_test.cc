@@ -143,5 +143,84 @@ TEST(JitEncoding, FloatSignBitsAndConversions) {
   EXPECT_EQ(Bytes(wide.begin() + 3, wide.begin() + 8), (Bytes{0xF2, 0x48, 0x0F, 0x2A, 0xC0}));
 }
 
+// The forms the macro-assembler encodes itself (macro_assembler.cc, "direct
+// encoding") against asmjit's encoding of the same instruction, over every
+// register pair, both widths and the displacement classes (0, disp8, disp32;
+// rsp/r12 bases need a SIB byte, rbp/r13 a disp8 even for 0).
+TEST(JitEncoding, DirectFormsMatchAsmjit) {
+  using namespace asmjit;
+  const int32_t disps[] = {0, 8, -8, 127, -128, 128, -129, 0x12345678, -0x7FFFFFFF};
+  const uint64_t constants[] = {0, 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0x100000000, ~0ull, uint64_t(-2),
+                                uint64_t(int64_t(INT32_MIN)), 0x8000000000000000ull, 0x123456789ABCDEFull};
+  const int32_t imms[] = {0, 1, -1, 127, -128, 128, -129, 0x7FFFFFFF, INT32_MIN};
+  auto gp = [](Reg r, bool wide) -> x86::Gp { return wide ? x86::Gp(x86::gpq(r)) : x86::Gp(x86::gpd(r)); };
+  auto same = [](const std::function<void(MacroAssembler&)>& mine, const std::function<void(x86::Assembler&)>& ref) {
+    return encode(mine) == encode([&](MacroAssembler& m) { ref(m.raw()); });
+  };
+  for (Reg a = 0; a < 16; ++a) {
+    EXPECT_TRUE(same([&](auto& m) { m.push(a); }, [&](auto& r) { r.push(x86::gpq(a)); })) << int(a);
+    EXPECT_TRUE(same([&](auto& m) { m.pop(a); }, [&](auto& r) { r.pop(x86::gpq(a)); })) << int(a);
+    for (uint64_t v : constants) {
+      EXPECT_TRUE(same([&](auto& m) { m.move_imm(a, v); },
+                       [&](auto& r) {
+                         if (v == 0) r.xor_(x86::gpd(a), x86::gpd(a));
+                         else if (v <= 0xFFFFFFFFu) r.mov(x86::gpd(a), Imm(uint32_t(v)));
+                         else if (int64_t(v) == int64_t(int32_t(v))) r.mov(x86::gpq(a), Imm(int32_t(v)));
+                         else r.movabs(x86::gpq(a), Imm(v));
+                       }))
+          << int(a) << " " << v;
+    }
+    for (bool wide : {false, true}) {
+      for (int32_t imm : imms) {
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Add, wide, a, imm); }, [&](auto& r) { r.add(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Sub, wide, a, imm); }, [&](auto& r) { r.sub(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::And, wide, a, imm); }, [&](auto& r) { r.and_(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Or, wide, a, imm); }, [&](auto& r) { r.or_(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Xor, wide, a, imm); }, [&](auto& r) { r.xor_(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.cmp_imm(wide, a, imm); }, [&](auto& r) { r.cmp(gp(a, wide), Imm(imm)); }))
+            << int(a) << " " << imm;
+      }
+    }
+    for (Reg b = 0; b < 16; ++b) {
+      if (a != b) {
+        EXPECT_TRUE(same([&](auto& m) { m.move(a, b); }, [&](auto& r) { r.mov(x86::gpq(a), x86::gpq(b)); }));
+      }
+      EXPECT_TRUE(same([&](auto& m) { m.zero_extend32(a, b); }, [&](auto& r) { r.mov(x86::gpd(a), x86::gpd(b)); }));
+      for (bool wide : {false, true}) {
+        x86::Gp ga = gp(a, wide), gb = gp(b, wide);
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Add, wide, a, b); }, [&](auto& r) { r.add(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Sub, wide, a, b); }, [&](auto& r) { r.sub(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Mul, wide, a, b); }, [&](auto& r) { r.imul(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::And, wide, a, b); }, [&](auto& r) { r.and_(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Or, wide, a, b); }, [&](auto& r) { r.or_(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Xor, wide, a, b); }, [&](auto& r) { r.xor_(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.cmp(wide, a, b); }, [&](auto& r) { r.cmp(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.test(wide, a, b); }, [&](auto& r) { r.test(ga, gb); })) << int(a) << int(b);
+      }
+      for (int32_t disp : disps) {
+        EXPECT_TRUE(same([&](auto& m) { m.load64(a, b, disp); }, [&](auto& r) { r.mov(x86::gpq(a), x86::qword_ptr(x86::gpq(b), disp)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.load32(a, b, disp); }, [&](auto& r) { r.mov(x86::gpd(a), x86::dword_ptr(x86::gpq(b), disp)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.store64(b, disp, a); }, [&](auto& r) { r.mov(x86::qword_ptr(x86::gpq(b), disp), x86::gpq(a)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.store32(b, disp, a); }, [&](auto& r) { r.mov(x86::dword_ptr(x86::gpq(b), disp), x86::gpd(a)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.lea(a, b, disp); }, [&](auto& r) { r.lea(x86::gpq(a), x86::ptr(x86::gpq(b), disp)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.cmp_mem64(a, b, disp); }, [&](auto& r) { r.cmp(x86::gpq(a), x86::qword_ptr(x86::gpq(b), disp)); }))
+            << int(a) << " " << int(b) << " " << disp;
+        if (a == 0) {
+          for (int32_t imm : imms) {
+            EXPECT_TRUE(same([&](auto& m) { m.store64_imm(b, disp, imm); }, [&](auto& r) { r.mov(x86::qword_ptr(x86::gpq(b), disp), Imm(imm)); }));
+            EXPECT_TRUE(same([&](auto& m) { m.inc_mem32(b, disp, imm); }, [&](auto& r) { r.add(x86::dword_ptr(x86::gpq(b), disp), Imm(imm)); }))
+                << int(b) << " " << disp << " " << imm;
+          }
+        }
+      }
+    }
+  }
+  // Many direct forms in a row: the buffer grows under them.
+  Bytes many = encode([](auto& m) {
+    for (int i = 0; i < 100000; ++i) m.load64(reg::rax, reg::rbx, i * 8);
+  });
+  EXPECT_EQ(many.size(), 3u + 4u * 15 + 7u * (100000 - 16));  // disp 0, disp8, disp32
+}
+
 }  // namespace
 }  // namespace weft::jit::x64
