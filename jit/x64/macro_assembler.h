@@ -46,6 +46,8 @@ class MacroAssembler {
 
   Label new_label() { return asm_.newLabel(); }
   void bind(Label label) { asm_.bind(label); }
+  // Whether code jumps to (or otherwise refers to) the still unbound `label`.
+  bool referenced(Label label) const { return asm_.code()->labelEntry(label)->links() != nullptr; }
 
   // ---- data movement -------------------------------------------------------
   void move(Reg dst, Reg src);                 // 64-bit copy
