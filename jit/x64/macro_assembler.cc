@@ -118,6 +118,57 @@ Cond negate(Cond c) {
 
 MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) { asm_.setErrorHandler(&error_); }
 
+void MacroAssembler::bind(Label label) {
+  asm_.bind(label);
+  const uint32_t id = label.id();
+  if (id >= pending_.size() || pending_[id] == kNoJump) return;
+  const size_t target = asm_.offset();
+  for (uint32_t j = pending_[id]; j != kNoJump; j = jumps_[j].next) {
+    int32_t rel = int32_t(int64_t(target) - int64_t(jumps_[j].disp_offset + 4));
+    std::memcpy(asm_._bufferData + jumps_[j].disp_offset, &rel, 4);
+    --unresolved_;
+  }
+  pending_[id] = kNoJump;
+  // Once nothing is pending (at every function's end) the list restarts
+  // instead of growing for the whole module.
+  if (unresolved_ == 0) jumps_.clear();
+}
+
+void MacroAssembler::branch(int cc, Label target) {
+  uint8_t* p = reserve();
+  if (!p) return;
+  const asmjit::LabelEntry* entry = asm_.code()->labelEntry(target);
+  const int64_t at = int64_t(asm_.offset());
+  if (entry->isBound()) {
+    const int64_t to = int64_t(entry->offset());
+    if (to - (at + 2) == int64_t(int8_t(to - (at + 2)))) {
+      *p++ = cc < 0 ? 0xEB : uint8_t(0x70 | cc);
+      *p++ = uint8_t(int8_t(to - (at + 2)));
+    } else if (cc < 0) {
+      *p++ = 0xE9;
+      p = put_imm32(p, uint32_t(int32_t(to - (at + 5))));
+    } else {
+      *p++ = 0x0F;
+      *p++ = uint8_t(0x80 | cc);
+      p = put_imm32(p, uint32_t(int32_t(to - (at + 6))));
+    }
+    commit(p);
+    return;
+  }
+  if (cc < 0) {
+    *p++ = 0xE9;
+  } else {
+    *p++ = 0x0F;
+    *p++ = uint8_t(0x80 | cc);
+  }
+  const uint32_t id = target.id();
+  if (id >= pending_.size()) pending_.resize(size_t(id) + 1, kNoJump);
+  jumps_.push_back(PendingJump{uint32_t(p - asm_._bufferData), pending_[id]});
+  pending_[id] = uint32_t(jumps_.size() - 1);
+  ++unresolved_;
+  commit(put_imm32(p, 0));
+}
+
 void MacroAssembler::move(Reg dst, Reg src) {
   if (dst == src) return;
   if (uint8_t* p = reserve()) commit(put_rr(p, true, 0x89, dst, src));
@@ -437,24 +488,32 @@ void MacroAssembler::test(bool wide, Reg a, Reg b) {
   if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0x85, a, b));
 }
 
-void MacroAssembler::set_cond(Cond cond, Reg dst) {
-  asm_.set(cond_code(cond), x86::gpb_lo(dst));
-  asm_.movzx(d(dst), x86::gpb_lo(dst));
+void MacroAssembler::set_cond(Cond cond, Reg dst) { set_flag(int(cond_code(cond)), dst); }
+
+void MacroAssembler::set_flag(int cc, Reg dst) {
+  uint8_t* p = reserve();
+  if (!p) return;
+  // setcc r8; movzx r32, r8 (a REX prefix selects spl/bpl/sil/dil over ah..bh)
+  if (dst >= 4) *p++ = uint8_t(0x40 | (dst >> 3));
+  *p++ = 0x0F;
+  *p++ = uint8_t(0x90 | cc);
+  p = put_modrm_reg(p, 0, dst);
+  if (dst >= 4) *p++ = uint8_t(0x40 | ((dst >> 3) << 2) | (dst >> 3));
+  *p++ = 0x0F;
+  *p++ = 0xB6;
+  commit(put_modrm_reg(p, dst, dst));
 }
 
-void MacroAssembler::set_zero(Reg dst, bool /*wide*/) {
-  asm_.set(CondCode::kZero, x86::gpb_lo(dst));
-  asm_.movzx(d(dst), x86::gpb_lo(dst));
-}
+void MacroAssembler::set_zero(Reg dst, bool /*wide*/) { set_flag(int(CondCode::kZero), dst); }
 
 void MacroAssembler::cmove_if(Cond cond, Reg dst, Reg src) { asm_.cmov(cond_code(cond), q(dst), q(src)); }
 void MacroAssembler::cmov_zero(Reg dst, Reg src) { asm_.cmov(CondCode::kZero, q(dst), q(src)); }
-void MacroAssembler::jump(Label target) { asm_.jmp(target); }
-void MacroAssembler::jump_if(Cond cond, Label target) { asm_.j(cond_code(cond), target); }
-void MacroAssembler::jump_if_zero(Label target) { asm_.j(CondCode::kZero, target); }
-void MacroAssembler::jump_if_nonzero(Label target) { asm_.j(CondCode::kNotZero, target); }
-void MacroAssembler::jump_if_above(Label target) { asm_.j(CondCode::kUnsignedGT, target); }
-void MacroAssembler::jump_if_below(Label target) { asm_.j(CondCode::kUnsignedLT, target); }
+void MacroAssembler::jump(Label target) { branch(-1, target); }
+void MacroAssembler::jump_if(Cond cond, Label target) { branch(int(cond_code(cond)), target); }
+void MacroAssembler::jump_if_zero(Label target) { branch(int(CondCode::kZero), target); }
+void MacroAssembler::jump_if_nonzero(Label target) { branch(int(CondCode::kNotZero), target); }
+void MacroAssembler::jump_if_above(Label target) { branch(int(CondCode::kUnsignedGT), target); }
+void MacroAssembler::jump_if_below(Label target) { branch(int(CondCode::kUnsignedLT), target); }
 
 void MacroAssembler::jump_table(Reg index, const Label* entries, uint32_t count) {
   // Entries are 32-bit offsets from the table start: position independent and
@@ -470,10 +529,12 @@ void MacroAssembler::jump_table(Reg index, const Label* entries, uint32_t count)
 }
 
 void MacroAssembler::call_absolute(const void* fn) {
-  asm_.mov(x86::r11, Imm(reinterpret_cast<uint64_t>(fn)));
-  asm_.call(x86::r11);
+  move_imm(reg::r11, reinterpret_cast<uint64_t>(fn));
+  if (uint8_t* p = reserve()) commit(put_rr(p, false, 0xFF, reg::r11, 2));  // call r11: FF /2
 }
-void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) { asm_.call(slot(base, disp)); }
+void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0xFF, 2, base, disp));  // call [base + disp]: FF /2
+}
 void MacroAssembler::push(Reg r) {
   if (uint8_t* p = reserve()) {
     p = put_rex(p, false, 0, r);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace weft::jit::x64 {
 
@@ -45,9 +46,12 @@ class MacroAssembler {
   size_t offset() const { return asm_.offset(); }
 
   Label new_label() { return asm_.newLabel(); }
-  void bind(Label label) { asm_.bind(label); }
+  void bind(Label label);
   // Whether code jumps to (or otherwise refers to) the still unbound `label`.
-  bool referenced(Label label) const { return asm_.code()->labelEntry(label)->links() != nullptr; }
+  bool referenced(Label label) const {
+    return asm_.code()->labelEntry(label)->links() != nullptr ||
+           (label.id() < pending_.size() && pending_[label.id()] != kNoJump);
+  }
 
   // ---- data movement -------------------------------------------------------
   void move(Reg dst, Reg src);                 // 64-bit copy
@@ -129,6 +133,20 @@ class MacroAssembler {
   // the buffer cannot grow; the error is recorded), and the new end after it.
   uint8_t* reserve();
   void commit(uint8_t* end);
+  // jmp (cc < 0) or jcc (x86 condition code 0..15) to `target`, encoded
+  // directly: rel8/rel32 to a bound label as asmjit would, rel32 to an unbound
+  // one, patched by bind() (pending_/jumps_: a list of rel32 fields per label).
+  void branch(int cc, Label target);
+  void set_flag(int cc, Reg dst);  // setcc + movzx to 32 bits
+
+  static constexpr uint32_t kNoJump = UINT32_MAX;
+  struct PendingJump {
+    uint32_t disp_offset;  // buffer offset of the rel32 field
+    uint32_t next;         // next jump to the same label, or kNoJump
+  };
+  std::vector<uint32_t> pending_;  // per label id: first pending jump, or kNoJump
+  std::vector<PendingJump> jumps_;
+  size_t unresolved_ = 0;  // jumps in jumps_ not patched yet
 
   struct ErrorRecorder : asmjit::ErrorHandler {
     std::string message;

@@ -222,5 +222,107 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
   EXPECT_EQ(many.size(), 3u + 4u * 15 + 7u * (100000 - 16));  // disp 0, disp8, disp32
 }
 
+// Jumps, setcc and calls, encoded directly, against asmjit's encoding: forward
+// jumps (rel32, patched at bind), backward jumps (rel8 when it fits, else rel32).
+TEST(JitEncoding, DirectBranchesMatchAsmjit) {
+  using namespace asmjit;
+  auto same = [](const std::function<void(MacroAssembler&)>& mine, const std::function<void(x86::Assembler&)>& ref) {
+    return encode(mine) == encode([&](MacroAssembler& m) { ref(m.raw()); });
+  };
+  const Cond conds[] = {Cond::Eq, Cond::Ne, Cond::LtS, Cond::LtU, Cond::GtS, Cond::GtU, Cond::LeS, Cond::LeU, Cond::GeS, Cond::GeU};
+  const x86::CondCode codes[] = {x86::CondCode::kEqual, x86::CondCode::kNotEqual, x86::CondCode::kSignedLT,
+                                 x86::CondCode::kUnsignedLT, x86::CondCode::kSignedGT, x86::CondCode::kUnsignedGT,
+                                 x86::CondCode::kSignedLE, x86::CondCode::kUnsignedLE, x86::CondCode::kSignedGE,
+                                 x86::CondCode::kUnsignedGE};
+  for (int gap : {0, 1, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 300}) {
+    auto nops = [gap](x86::Assembler& r) {
+      for (int i = 0; i < gap; ++i) r.nop();
+    };
+    for (size_t c = 0; c < std::size(conds); ++c) {
+      // Forward, twice to the same label, then backward.
+      EXPECT_TRUE(same(
+          [&](auto& m) {
+            Label l = m.new_label(), back = m.new_label();
+            m.bind(back);
+            m.jump_if(conds[c], l);
+            nops(m.raw());
+            m.jump_if(conds[c], l);
+            m.bind(l);
+            nops(m.raw());
+            m.jump_if(conds[c], back);
+          },
+          [&](auto& r) {
+            Label l = r.newLabel(), back = r.newLabel();
+            r.bind(back);
+            r.j(codes[c], l);
+            nops(r);
+            r.j(codes[c], l);
+            r.bind(l);
+            nops(r);
+            r.j(codes[c], back);
+          }))
+          << gap << " " << c;
+    }
+    EXPECT_TRUE(same(
+        [&](auto& m) {
+          Label l = m.new_label(), back = m.new_label();
+          m.bind(back);
+          m.jump(l);
+          m.jump_if_zero(l);
+          m.jump_if_nonzero(l);
+          m.jump_if_above(l);
+          m.jump_if_below(l);
+          nops(m.raw());
+          m.bind(l);
+          nops(m.raw());
+          m.jump(back);
+          m.jump_if_zero(back);
+          m.jump_if_nonzero(back);
+          m.jump_if_above(back);
+          m.jump_if_below(back);
+        },
+        [&](auto& r) {
+          Label l = r.newLabel(), back = r.newLabel();
+          r.bind(back);
+          r.jmp(l);
+          r.j(x86::CondCode::kZero, l);
+          r.j(x86::CondCode::kNotZero, l);
+          r.j(x86::CondCode::kUnsignedGT, l);
+          r.j(x86::CondCode::kUnsignedLT, l);
+          nops(r);
+          r.bind(l);
+          nops(r);
+          r.jmp(back);
+          r.j(x86::CondCode::kZero, back);
+          r.j(x86::CondCode::kNotZero, back);
+          r.j(x86::CondCode::kUnsignedGT, back);
+          r.j(x86::CondCode::kUnsignedLT, back);
+        }))
+        << gap;
+  }
+  for (Reg a = 0; a < 16; ++a) {
+    for (size_t c = 0; c < std::size(conds); ++c)
+      EXPECT_TRUE(same([&](auto& m) { m.set_cond(conds[c], a); },
+                       [&](auto& r) {
+                         r.set(codes[c], x86::gpb_lo(a));
+                         r.movzx(x86::gpd(a), x86::gpb_lo(a));
+                       }))
+          << int(a) << " " << c;
+    EXPECT_TRUE(same([&](auto& m) { m.set_zero(a, true); },
+                     [&](auto& r) {
+                       r.set(x86::CondCode::kZero, x86::gpb_lo(a));
+                       r.movzx(x86::gpd(a), x86::gpb_lo(a));
+                     }));
+    for (int32_t disp : {0, 8, 0x30, 200, -4})
+      EXPECT_TRUE(same([&](auto& m) { m.call_indirect_mem(a, disp); },
+                       [&](auto& r) { r.call(x86::qword_ptr(x86::gpq(a), disp)); }))
+          << int(a) << " " << disp;
+  }
+  // call_absolute: the address in r11, then call r11.
+  const void* fn = reinterpret_cast<const void*>(uintptr_t(0x123456789ABCull));
+  EXPECT_EQ(encode([&](auto& m) { m.call_absolute(fn); }),
+            (Bytes{0x49, 0xBB, 0xBC, 0x9A, 0x78, 0x56, 0x34, 0x12, 0x00, 0x00, 0x41, 0xFF, 0xD3}));
+}
+
 }  // namespace
 }  // namespace weft::jit::x64
