@@ -53,7 +53,7 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   for (uint32_t i = 0; i < module.functions.size(); ++i) {
     masm.raw().align(asmjit::AlignMode::kCode, 16);
     const size_t start = masm.offset();
-    const uint32_t first_label = holder.labelCount();
+    const uint32_t first_label = masm.label_count();
     FunctionCompiler compiler(instance, i, memory, masm, store_.fuel_enabled());
     Result<void> r = compiler.compile();
     if (r.ok()) {
@@ -63,8 +63,7 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     }
     // Labels the abandoned code left unbound would fail the whole buffer's
     // relocation: bind them where it ends.
-    for (uint32_t id = first_label; id < holder.labelCount(); ++id)
-      if (!holder.isLabelBound(id)) masm.bind(asmjit::Label(id));
+    masm.bind_unbound(first_label);
     masm.clear_error();
     fallbacks.push_back(i);
     ++stats_.fallbacks;

@@ -119,28 +119,37 @@ Cond negate(Cond c) {
 MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) { asm_.setErrorHandler(&error_); }
 
 void MacroAssembler::bind(Label label) {
-  asm_.bind(label);
-  const uint32_t id = label.id();
-  if (id >= pending_.size() || pending_[id] == kNoJump) return;
-  const size_t target = asm_.offset();
-  for (uint32_t j = pending_[id]; j != kNoJump; j = jumps_[j].next) {
-    int32_t rel = int32_t(int64_t(target) - int64_t(jumps_[j].disp_offset + 4));
-    std::memcpy(asm_._bufferData + jumps_[j].disp_offset, &rel, 4);
+  const uint32_t target = uint32_t(asm_.offset());
+  label_offset_[label.id] = target;
+  for (uint32_t j = pending_[label.id]; j != kNoJump; j = jumps_[j].next) {
+    int32_t value = int32_t(int64_t(target) - int64_t(jumps_[j].base));
+    std::memcpy(asm_._bufferData + jumps_[j].field, &value, 4);
     --unresolved_;
   }
-  pending_[id] = kNoJump;
+  pending_[label.id] = kNoJump;
   // Once nothing is pending (at every function's end) the list restarts
   // instead of growing for the whole module.
   if (unresolved_ == 0) jumps_.clear();
 }
 
+void MacroAssembler::bind_unbound(uint32_t first) {
+  for (uint32_t id = first; id < label_offset_.size(); ++id)
+    if (label_offset_[id] == kUnbound) bind(Label{id});
+}
+
+void MacroAssembler::refer(Label target, uint32_t field, uint32_t base) {
+  jumps_.push_back(PendingJump{field, base, pending_[target.id]});
+  pending_[target.id] = uint32_t(jumps_.size() - 1);
+  ++unresolved_;
+}
+
 void MacroAssembler::branch(int cc, Label target) {
   uint8_t* p = reserve();
   if (!p) return;
-  const asmjit::LabelEntry* entry = asm_.code()->labelEntry(target);
   const int64_t at = int64_t(asm_.offset());
-  if (entry->isBound()) {
-    const int64_t to = int64_t(entry->offset());
+  const uint32_t bound = label_offset_[target.id];
+  if (bound != kUnbound) {
+    const int64_t to = int64_t(bound);
     if (to - (at + 2) == int64_t(int8_t(to - (at + 2)))) {
       *p++ = cc < 0 ? 0xEB : uint8_t(0x70 | cc);
       *p++ = uint8_t(int8_t(to - (at + 2)));
@@ -161,11 +170,8 @@ void MacroAssembler::branch(int cc, Label target) {
     *p++ = 0x0F;
     *p++ = uint8_t(0x80 | cc);
   }
-  const uint32_t id = target.id();
-  if (id >= pending_.size()) pending_.resize(size_t(id) + 1, kNoJump);
-  jumps_.push_back(PendingJump{uint32_t(p - asm_._bufferData), pending_[id]});
-  pending_[id] = uint32_t(jumps_.size() - 1);
-  ++unresolved_;
+  const uint32_t field = uint32_t(p - asm_._bufferData);
+  refer(target, field, field + 4);
   commit(put_imm32(p, 0));
 }
 
@@ -518,14 +524,39 @@ void MacroAssembler::jump_if_below(Label target) { branch(int(CondCode::kUnsigne
 void MacroAssembler::jump_table(Reg index, const Label* entries, uint32_t count) {
   // Entries are 32-bit offsets from the table start: position independent and
   // half the size of absolute addresses.
-  Label table = asm_.newLabel();
-  asm_.lea(x86::r11, x86::ptr(table));
-  asm_.movsxd(q(index), x86::dword_ptr(x86::r11, q(index), 2));
-  asm_.add(q(index), x86::r11);
-  asm_.jmp(q(index));
+  uint8_t* p = reserve();
+  if (!p) return;
+  // lea r11, [rip + table]
+  *p++ = 0x4C;
+  *p++ = 0x8D;
+  *p++ = 0x1D;
+  const uint32_t lea_field = uint32_t(p - asm_._bufferData);
+  p = put_imm32(p, 0);
+  // movsxd index, dword [r11 + index * 4]
+  *p++ = uint8_t(0x49 | ((index >> 3) << 2) | ((index >> 3) << 1));
+  *p++ = 0x63;
+  *p++ = uint8_t(((index & 7) << 3) | 4);
+  *p++ = uint8_t((2 << 6) | ((index & 7) << 3) | (reg::r11 & 7));
+  p = put_rr(p, true, 0x01, index, reg::r11);  // add index, r11
+  p = put_rr(p, false, 0xFF, index, 4);        // jmp index: FF /4
+  commit(p);
   asm_.align(AlignMode::kData, 4);
-  asm_.bind(table);
-  for (uint32_t i = 0; i < count; ++i) asm_.embedLabelDelta(entries[i], table, 4);
+  const uint32_t table = uint32_t(asm_.offset());
+  int32_t rel = int32_t(table - (lea_field + 4));
+  std::memcpy(asm_._bufferData + lea_field, &rel, 4);
+  for (uint32_t i = 0; i < count; ++i) {
+    p = reserve();
+    if (!p) return;
+    const uint32_t field = uint32_t(p - asm_._bufferData);
+    const uint32_t bound = label_offset_[entries[i].id];
+    if (bound != kUnbound) {
+      p = put_imm32(p, bound - table);
+    } else {
+      refer(entries[i], field, table);
+      p = put_imm32(p, 0);
+    }
+    commit(p);
+  }
 }
 
 void MacroAssembler::call_absolute(const void* fn) {

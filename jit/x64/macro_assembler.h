@@ -37,7 +37,12 @@ enum class MemWidth : uint8_t { U8, S8, U16, S16, U32, S32, U64 };
 
 class MacroAssembler {
  public:
-  using Label = asmjit::Label;
+  // A code position, bound once; jumps to it before that are patched by bind.
+  // (The macro-assembler's own labels: asmjit's label bookkeeping — zone
+  // allocated entries and links — cost more than the jumps themselves.)
+  struct Label {
+    uint32_t id = UINT32_MAX;
+  };
 
   explicit MacroAssembler(asmjit::CodeHolder& code);
   // The first assembler error (asmjit reports e.g. an unbound label), or "".
@@ -45,13 +50,18 @@ class MacroAssembler {
   void clear_error() { error_.message.clear(); }
   size_t offset() const { return asm_.offset(); }
 
-  Label new_label() { return asm_.newLabel(); }
+  Label new_label() {
+    label_offset_.push_back(kUnbound);
+    pending_.push_back(kNoJump);
+    return Label{uint32_t(label_offset_.size() - 1)};
+  }
   void bind(Label label);
   // Whether code jumps to (or otherwise refers to) the still unbound `label`.
-  bool referenced(Label label) const {
-    return asm_.code()->labelEntry(label)->links() != nullptr ||
-           (label.id() < pending_.size() && pending_[label.id()] != kNoJump);
-  }
+  bool referenced(Label label) const { return pending_[label.id] != kNoJump; }
+  // Labels created so far; bind_unbound binds those from `first` on that are
+  // not bound yet at the current offset (code abandoned halfway).
+  uint32_t label_count() const { return uint32_t(label_offset_.size()); }
+  void bind_unbound(uint32_t first);
 
   // ---- data movement -------------------------------------------------------
   void move(Reg dst, Reg src);                 // 64-bit copy
@@ -135,18 +145,23 @@ class MacroAssembler {
   void commit(uint8_t* end);
   // jmp (cc < 0) or jcc (x86 condition code 0..15) to `target`, encoded
   // directly: rel8/rel32 to a bound label as asmjit would, rel32 to an unbound
-  // one, patched by bind() (pending_/jumps_: a list of rel32 fields per label).
+  // one, patched by bind().
   void branch(int cc, Label target);
   void set_flag(int cc, Reg dst);  // setcc + movzx to 32 bits
+  // A 32-bit field at `field` that must hold (label offset - base): a rel32
+  // (base = the field's end) or a jump-table entry (base = the table).
+  void refer(Label target, uint32_t field, uint32_t base);
 
-  static constexpr uint32_t kNoJump = UINT32_MAX;
+  static constexpr uint32_t kUnbound = UINT32_MAX, kNoJump = UINT32_MAX;
   struct PendingJump {
-    uint32_t disp_offset;  // buffer offset of the rel32 field
-    uint32_t next;         // next jump to the same label, or kNoJump
+    uint32_t field;  // buffer offset of the 32-bit field
+    uint32_t base;   // the field gets (label offset - base)
+    uint32_t next;   // next pending reference to the same label, or kNoJump
   };
-  std::vector<uint32_t> pending_;  // per label id: first pending jump, or kNoJump
+  std::vector<uint32_t> label_offset_;  // per label: its offset, or kUnbound
+  std::vector<uint32_t> pending_;       // per label: first pending reference, or kNoJump
   std::vector<PendingJump> jumps_;
-  size_t unresolved_ = 0;  // jumps in jumps_ not patched yet
+  size_t unresolved_ = 0;  // references in jumps_ not patched yet
 
   struct ErrorRecorder : asmjit::ErrorHandler {
     std::string message;

@@ -242,7 +242,7 @@ TEST(JitEncoding, DirectBranchesMatchAsmjit) {
       // Forward, twice to the same label, then backward.
       EXPECT_TRUE(same(
           [&](auto& m) {
-            Label l = m.new_label(), back = m.new_label();
+            auto l = m.new_label(), back = m.new_label();
             m.bind(back);
             m.jump_if(conds[c], l);
             nops(m.raw());
@@ -265,7 +265,7 @@ TEST(JitEncoding, DirectBranchesMatchAsmjit) {
     }
     EXPECT_TRUE(same(
         [&](auto& m) {
-          Label l = m.new_label(), back = m.new_label();
+          auto l = m.new_label(), back = m.new_label();
           m.bind(back);
           m.jump(l);
           m.jump_if_zero(l);
