@@ -324,5 +324,51 @@ TEST(JitEncoding, DirectBranchesMatchAsmjit) {
             (Bytes{0x49, 0xBB, 0xBC, 0x9A, 0x78, 0x56, 0x34, 0x12, 0x00, 0x00, 0x41, 0xFF, 0xD3}));
 }
 
+// The jump table (br_table) against the asmjit sequence it replaced: entries to
+// labels bound before and after the table.
+TEST(JitEncoding, JumpTableMatchesAsmjit) {
+  using namespace asmjit;
+  for (Reg index : {reg::rax, reg::rcx, reg::rdi, reg::r8, reg::r15}) {
+    for (int gap : {0, 1, 2, 3}) {
+      Bytes mine = encode([&](MacroAssembler& m) {
+        auto before = m.new_label(), after1 = m.new_label(), after2 = m.new_label();
+        m.bind(before);
+        for (int i = 0; i < gap; ++i) m.raw().nop();
+        MacroAssembler::Label entries[] = {after1, before, after2, after1};
+        m.jump_table(index, entries, 4);
+        m.raw().nop();
+        m.bind(after1);
+        m.raw().int3();
+        m.bind(after2);
+      });
+      // asmjit resolves label deltas at relocation, not at bind.
+      Environment env(Arch::kX64);
+      CodeHolder code;
+      code.init(env);
+      {
+        x86::Assembler r(&code);
+        asmjit::Label before = r.newLabel(), after1 = r.newLabel(), after2 = r.newLabel(), table = r.newLabel();
+        r.bind(before);
+        for (int i = 0; i < gap; ++i) r.nop();
+        r.lea(x86::r11, x86::ptr(table));
+        r.movsxd(x86::gpq(index), x86::dword_ptr(x86::r11, x86::gpq(index), 2));
+        r.add(x86::gpq(index), x86::r11);
+        r.jmp(x86::gpq(index));
+        r.align(AlignMode::kData, 4);
+        r.bind(table);
+        for (asmjit::Label l : {after1, before, after2, after1}) r.embedLabelDelta(l, table, 4);
+        r.nop();
+        r.bind(after1);
+        r.int3();
+        r.bind(after2);
+      }
+      ASSERT_EQ(code.relocateToBase(0x10000), kErrorOk);
+      const CodeBuffer& buffer = code.textSection()->buffer();
+      Bytes ref(buffer.data(), buffer.data() + buffer.size());
+      EXPECT_EQ(mine, ref) << int(index) << " " << gap;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace weft::jit::x64
