@@ -6,6 +6,7 @@
 #include "core/module.h"
 #include "interpreter/fiber_runtime.h"
 #include "interpreter/interpreter.h"
+#include "interpreter/translate.h"
 #ifdef WEFT_HAVE_JIT
 #include "jit/executor.h"
 #endif
@@ -99,7 +100,7 @@ std::vector<DispatchSiteInfo> Instance::dispatch_sites() const {
   const Module& module = *raw->module;
   for (uint32_t f = module.num_imported_functions(); f < raw->functions.size(); ++f) {
     const auto* cf = static_cast<const interpreter::CompiledFunction*>(raw->functions[f]->compiled);
-    if (!cf) continue;
+    if (!cf || !interpreter::ensure_translated(*cf).ok()) continue;  // the JIT tier translates lazily
     for (const auto& site : cf->sites) {
       if (site.get() == cf->entry_site && site->clauses.empty()) continue;  // no function-level clauses
       DispatchSiteInfo info;

@@ -6,17 +6,31 @@
 #include <unordered_map>
 
 namespace weft {
+
 namespace {
 
 constexpr SigType I32 = SigType::I32, I64 = SigType::I64, F32 = SigType::F32, F64 = SigType::F64,
                   V128 = SigType::V128, X = SigType::Special, _ = SigType::None;
 
-constexpr OpcodeInfo kInfos[] = {
+}  // namespace
+
+constexpr OpcodeInfo detail::kOpcodeInfos[kOpcodeCount] = {
 #define WEFT_OPCODE(name, prefix, code, text, imm, mem, r, a, b, c) \
   {Opcode::name, prefix, code, text, ImmKind::imm, mem, r, {a, b, c}},
 #include "core/opcodes.def"
 };
-static_assert(std::size(kInfos) == kOpcodeCount);
+
+namespace {
+
+constexpr const OpcodeInfo (&kInfos)[kOpcodeCount] = detail::kOpcodeInfos;
+
+constexpr std::array<int16_t, 256> single_byte_table() {
+  std::array<int16_t, 256> t{};
+  t.fill(-1);
+  for (const OpcodeInfo& info : kInfos)
+    if (info.prefix == 0) t[info.code] = int16_t(info.opcode);
+  return t;
+}
 
 struct Tables {
   std::array<int16_t, 256> single{};
@@ -44,13 +58,7 @@ const Tables& tables() {
 
 }  // namespace
 
-const OpcodeInfo& opcode_info(Opcode op) { return kInfos[size_t(op)]; }
-
-std::optional<Opcode> opcode_from_byte(uint8_t byte) {
-  int16_t idx = tables().single[byte];
-  if (idx < 0) return std::nullopt;
-  return Opcode(idx);
-}
+constexpr std::array<int16_t, 256> detail::kOpcodeBySingleByte = single_byte_table();
 
 std::optional<Opcode> opcode_from_prefixed(uint8_t prefix, uint32_t code) {
   if (code > 255) return std::nullopt;
@@ -61,8 +69,6 @@ std::optional<Opcode> opcode_from_prefixed(uint8_t prefix, uint32_t code) {
   if (idx < 0) return std::nullopt;
   return Opcode(idx);
 }
-
-bool is_prefix_byte(uint8_t byte) { return byte == 0xFC || byte == 0xFD || byte == 0xFA; }
 
 std::optional<Opcode> opcode_from_text(std::string_view text) {
   const auto& m = tables().by_text;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -68,12 +69,23 @@ struct OpcodeInfo {
   bool is_special() const { return result == SigType::Special; }
 };
 
-const OpcodeInfo& opcode_info(Opcode op);
+namespace detail {
+// Constant-initialised tables (opcodes.cc); the lookups below are inline
+// because every decoding pass calls them once per instruction.
+extern const OpcodeInfo kOpcodeInfos[kOpcodeCount];
+extern const std::array<int16_t, 256> kOpcodeBySingleByte;  // Opcode, or -1
+}  // namespace detail
+
+inline const OpcodeInfo& opcode_info(Opcode op) { return detail::kOpcodeInfos[size_t(op)]; }
 
 // Binary lookups: single-byte opcodes and prefixed ones (prefix, u32 code).
-std::optional<Opcode> opcode_from_byte(uint8_t byte);
+inline std::optional<Opcode> opcode_from_byte(uint8_t byte) {
+  int16_t idx = detail::kOpcodeBySingleByte[byte];
+  if (idx < 0) return std::nullopt;
+  return Opcode(idx);
+}
 std::optional<Opcode> opcode_from_prefixed(uint8_t prefix, uint32_t code);
-bool is_prefix_byte(uint8_t byte);  // 0xFA (fiber extension), 0xFC, 0xFD
+inline bool is_prefix_byte(uint8_t byte) { return byte == 0xFC || byte == 0xFD || byte == 0xFA; }  // 0xFA: fiber extension
 
 // Text lookup: "i32.add" -> I32Add. Several opcodes share a text name only for
 // `select` (Select / SelectT); this returns Select for it.

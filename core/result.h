@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -83,16 +84,33 @@ class [[nodiscard]] Result {
 template <>
 class [[nodiscard]] Result<void> {
  public:
-  Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}
-  bool ok() const { return ok_; }
-  explicit operator bool() const { return ok_; }
-  const Error& error() const& { return error_; }
-  Error&& error() && { return std::move(error_); }
+  // The success path is one null pointer: compilers and translators return
+  // Result<void> several times per instruction, and an inline Error (two
+  // strings, a Location) cost a dozen stores to construct and two checks to
+  // destroy on every `return {};`.
+  Result() noexcept {}
+  Result(Error error) : error_(std::make_unique<Error>(std::move(error))) {}
+  Result(const Result& other) : error_(other.error_ ? std::make_unique<Error>(*other.error_) : nullptr) {}
+  Result(Result&&) noexcept = default;
+  Result& operator=(const Result& other) {
+    if (this != &other) error_ = other.error_ ? std::make_unique<Error>(*other.error_) : nullptr;
+    return *this;
+  }
+  Result& operator=(Result&&) noexcept = default;
+  bool ok() const { return !error_; }
+  explicit operator bool() const { return ok(); }
+  // On success: an empty Error, as before.
+  const Error& error() const& {
+    static const Error kNone;
+    return error_ ? *error_ : kNone;
+  }
+  Error&& error() && {
+    if (!error_) error_ = std::make_unique<Error>();
+    return std::move(*error_);
+  }
 
  private:
-  Error error_;
-  bool ok_ = true;
+  std::unique_ptr<Error> error_;
 };
 
 }  // namespace weft

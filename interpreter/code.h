@@ -67,6 +67,12 @@ struct CompiledFunction {
   // What the IFuel at the start of the code charges (0 when unmetered). A fresh
   // fiber entered at a function-level clause skips that op, so it pays this on entry.
   uint32_t entry_fuel = 0;
+  // Not translated yet (Interpreter::prepare_instance_lazily): `code` is a
+  // single ITranslate op that translates the function at its first entry;
+  // param_slots, result_slots, func and memory are already valid.
+  bool pending = false;
+  CompiledFunction() = default;
+  CompiledFunction& operator=(CompiledFunction&&);  // a pending record receives its translation
   ~CompiledFunction();
 };
 

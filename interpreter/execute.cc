@@ -216,6 +216,30 @@ L_base:
 #include "interpreter/handlers_variable.inc"
 #include "interpreter/handlers_fiber.inc"
 
+  // The whole code of a pending function (CompiledFunction::pending): translate
+  // it, then enter it as the call did — its real frame checked and initialised.
+L_ITranslate: {
+  bool translate_failed;
+  {
+    // Scoped like host_call's: no destructor may be skipped by a goto.
+    Result<void> r = ensure_translated(*fn);
+    translate_failed = !r.ok();
+    if (translate_failed) host_error = std::move(r).error();
+  }
+  if (__builtin_expect(translate_failed, 0)) TRAP(runtime::TrapKind::HostTrap);
+  if (__builtin_expect(fp + fn->frame_slots > stack_limit, 0)) {
+    // Trap where the caller's own check would have: before the callee's frame.
+    if (depth > entry_depth) {
+      --depth;
+      fp = frames[depth].fp;
+      fn = frames[depth].fn;
+    }
+    TRAP(runtime::TrapKind::CallStackExhausted);
+  }
+  ENTER_FRAME();
+  DISPATCH();
+}
+
 trapped: {
   std::string trace = backtrace(frames, entry_depth, depth, fn);
   stack.depth = entry_depth;

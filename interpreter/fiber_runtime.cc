@@ -11,6 +11,7 @@
 #include <new>
 
 #include "interpreter/interpreter.h"
+#include "interpreter/translate.h"
 #include "runtime/native_stack.h"
 
 namespace weft::interpreter {
@@ -186,6 +187,8 @@ fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool 
     return finish(f, std::move(result), fp, fn->result_slots);
   }
   const auto* cf = static_cast<const CompiledFunction*>(fn->compiled);
+  result = ensure_translated(*cf);  // the JIT tier translates on first use
+  if (!result.ok()) return finish(f, std::move(result), fp, 0);
   if (uint64_t(exec->limit - exec->base) < uint64_t(cf->frame_slots) + 1 + f->args.size()) {
     result = make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
     return finish(f, std::move(result), fp, 0);

@@ -23,7 +23,11 @@ Interpreter::Interpreter(runtime::Store& store) : store_(store), current_stack_(
 
 Interpreter::~Interpreter() = default;
 
-Result<void> Interpreter::prepare_instance(runtime::Instance& instance) {
+Result<void> Interpreter::prepare_instance(runtime::Instance& instance) { return prepare(instance, false); }
+
+Result<void> Interpreter::prepare_instance_lazily(runtime::Instance& instance) { return prepare(instance, true); }
+
+Result<void> Interpreter::prepare(runtime::Instance& instance, bool lazy) {
   auto code = std::make_unique<InstanceCode>();
   const Module& module = *instance.module;
   const uint32_t imported = module.num_imported_functions();
@@ -37,6 +41,16 @@ Result<void> Interpreter::prepare_instance(runtime::Instance& instance) {
     code->functions.push_back(std::move(cf));
   }
   for (size_t i = 0; i < module.functions.size(); ++i) {
+    if (lazy) {
+      // Deferred, except where translation refuses the function outright (an
+      // oversized frame): that stays an instantiation error on every tier.
+      uint64_t declared = 0;
+      for (const LocalGroup& g : module.functions[i].locals) declared += uint64_t(g.count) * g.type.slots();
+      if (declared <= kMaxLocalSlots) {
+        make_pending(*code->functions[i], code->functions[i]->func, memory);
+        continue;
+      }
+    }
     Result<void> r = translate_function(instance, uint32_t(i), instance.info->functions[i].max_stack_height,
                                         *code->functions[i]);
     if (!r.ok()) {

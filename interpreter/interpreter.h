@@ -25,6 +25,10 @@ class Interpreter final : public runtime::Executor {
   explicit Interpreter(runtime::Store& store);
   ~Interpreter() override;
   Result<void> prepare_instance(runtime::Instance& instance) override;
+  // As prepare_instance, but each function is translated only when it is first
+  // entered in the interpreter (CompiledFunction::pending, ensure_translated):
+  // for the JIT tier, whose compiled functions rarely or never run here.
+  Result<void> prepare_instance_lazily(runtime::Instance& instance);
   void release_instance(runtime::Instance& instance) override;
   Result<void> call(runtime::FuncInstance* func, uint64_t* args_results) override;
 
@@ -36,6 +40,8 @@ class Interpreter final : public runtime::Executor {
   FiberRuntime& fiber_runtime() { return *fibers_; }
 
  private:
+  Result<void> prepare(runtime::Instance& instance, bool lazy);
+
   runtime::Store& store_;
   std::vector<Frame> frames_;  // the root stack's call frames (max call depth)
   runtime::MemoryInstance no_memory_;  // for instances without a memory (size 0)

@@ -7,6 +7,7 @@
 
 #include "interpreter/fiber_runtime.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -156,7 +157,6 @@ struct Ctrl {
 
 uint8_t width_of(ValType t) { return uint8_t(t.slots()); }
 
-constexpr uint64_t kMaxLocalSlots = 1u << 20;
 
 class Translator {
  public:
@@ -1187,6 +1187,41 @@ Result<void> translate_function(const Instance& instance, uint32_t defined_index
                                 CompiledFunction& out) {
   Translator t(instance, defined_index, max_stack_slots, out);
   return t.run();
+}
+
+CompiledFunction& CompiledFunction::operator=(CompiledFunction&&) = default;
+
+void make_pending(CompiledFunction& out, runtime::FuncInstance* func, runtime::MemoryInstance* memory) {
+  out.func = func;
+  out.memory = memory;
+  out.param_slots = func->param_slots;
+  out.result_slots = func->result_slots;
+  // What entry checks before ITranslate runs; ITranslate re-checks the real frame.
+  out.frame_slots = std::max(func->param_slots, func->result_slots);
+  out.code.assign(1, uint32_t(handler_offsets()[uint32_t(IOp::ITranslate)]));
+  out.pending = true;
+}
+
+Result<void> ensure_translated(const CompiledFunction& cf) {
+  if (!cf.pending) return {};
+  // The record's address is embedded in callers' code and stays; only its
+  // contents are (re)built. A failed translation leaves it pending.
+  auto& out = const_cast<CompiledFunction&>(cf);
+  runtime::FuncInstance* func = out.func;
+  runtime::MemoryInstance* memory = out.memory;
+  const Instance& instance = *func->instance;
+  const uint32_t defined = func->index - instance.module->num_imported_functions();
+  CompiledFunction fresh;
+  fresh.func = func;
+  fresh.memory = memory;
+  Result<void> r = translate_function(instance, defined, instance.info->functions[defined].max_stack_height, fresh);
+  if (!r.ok()) {
+    Error e = std::move(r).error();
+    e.location = Location::in_function(func->index, 0);
+    return e;
+  }
+  out = std::move(fresh);  // pending = false
+  return {};
 }
 
 }  // namespace weft::interpreter

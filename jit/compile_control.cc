@@ -111,26 +111,40 @@ void FunctionCompiler::epilogue_and_stubs() {
     masm_.move_imm(reg::rdx, uint32_t(kind));
     masm_.jump(common_trap_);
   }
-  masm_.bind(out_of_fuel_);
-  masm_.load64(reg::r11, reg::r12, ctx_fuel);
-  masm_.store64_imm(reg::r11, 0, 0);
-  masm_.move_imm(reg::rdx, uint32_t(runtime::TrapKind::OutOfFuel));
-  masm_.jump(common_trap_);
-  masm_.bind(thunk_trap_);
-  masm_.move(reg::rdx, reg::rax);
-  masm_.int_op_imm(x64::IntOp::Sub, false, reg::rdx, 1);
-  masm_.bind(common_trap_);
-  masm_.move(reg::rdi, reg::r12);
-  masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
-  masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_trap));
-  masm_.jump(trap_return_);
-  masm_.bind(propagate_);
-  masm_.move(reg::rdi, reg::r12);
-  masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
-  masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_unwind));
-  masm_.bind(trap_return_);
-  masm_.move_imm(reg::rax, 1);
-  masm_.jump(exit_label_);
+  // The shared stubs below only if something jumps to them (each stub's
+  // jumps are emitted before the stubs it jumps to are tested).
+  const bool thunk_trap = masm_.referenced(thunk_trap_);
+  if (masm_.referenced(out_of_fuel_)) {
+    masm_.bind(out_of_fuel_);
+    masm_.load64(reg::r11, reg::r12, ctx_fuel);
+    masm_.store64_imm(reg::r11, 0, 0);
+    masm_.move_imm(reg::rdx, uint32_t(runtime::TrapKind::OutOfFuel));
+    masm_.jump(common_trap_);
+  }
+  if (thunk_trap) {
+    masm_.bind(thunk_trap_);
+    masm_.move(reg::rdx, reg::rax);
+    masm_.int_op_imm(x64::IntOp::Sub, false, reg::rdx, 1);
+  }
+  if (thunk_trap || masm_.referenced(common_trap_)) {  // thunk_trap falls through
+    masm_.bind(common_trap_);
+    masm_.move(reg::rdi, reg::r12);
+    masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
+    masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_trap));
+    masm_.jump(trap_return_);
+  }
+  const bool propagate = masm_.referenced(propagate_);
+  if (propagate) {
+    masm_.bind(propagate_);
+    masm_.move(reg::rdi, reg::r12);
+    masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
+    masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_unwind));
+  }
+  if (propagate || masm_.referenced(trap_return_)) {  // propagate falls through
+    masm_.bind(trap_return_);
+    masm_.move_imm(reg::rax, 1);
+    masm_.jump(exit_label_);
+  }
 }
 
 bool FunctionCompiler::branch_needs_moves(const ControlFrame& target) const {

@@ -3,6 +3,8 @@
 // instruction to its family (compile_*.cc).
 #include "jit/compiler.h"
 
+#include <atomic>
+
 #include "core/opcodes.h"
 
 namespace weft::jit {
@@ -12,6 +14,11 @@ namespace {
 // and r14 (memory size) are pinned; r11 is the macro-assembler's scratch.
 constexpr Reg kAllocatable[] = {x64::reg::rax, x64::reg::rcx, x64::reg::rdx, x64::reg::rsi, x64::reg::rdi,
                                 x64::reg::r8,  x64::reg::r9,  x64::reg::r10, x64::reg::r15};
+
+// The family that compiled each opcode (compile_instruction); Unknown until
+// the first time. Relaxed atomics: stores on other threads may compile too.
+enum class Family : uint8_t { Unknown, Numeric, Control, Variable, Memory, Call, Table, Fiber };
+std::atomic<uint8_t> g_family[kOpcodeCount];
 }  // namespace
 
 FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t defined_index,
@@ -291,22 +298,37 @@ Result<void> FunctionCompiler::compile() {
 }
 
 Result<void> FunctionCompiler::compile_instruction(Opcode op, const Immediates& imm) {
+  // The families after compile_numeric, in the order they are tried; indexed by Family.
+  using FamilyFn = Result<void> (FunctionCompiler::*)(Opcode, const Immediates&, bool&);
+  static constexpr FamilyFn kFamilies[] = {nullptr, nullptr, &FunctionCompiler::compile_control,
+                                           &FunctionCompiler::compile_variable, &FunctionCompiler::compile_memory,
+                                           &FunctionCompiler::compile_call, &FunctionCompiler::compile_table,
+                                           &FunctionCompiler::compile_fiber};
+  // Which family compiles an opcode depends on the opcode alone (a family
+  // declines an opcode only in its switch's default case): it is remembered
+  // (process-wide) the first time, so later instructions go straight to their
+  // family instead of through every family's switch.
   bool handled = false;
-  WEFT_TRY(compile_fused_compare(op, handled));
+  WEFT_TRY(compile_fused_compare(op, handled));  // a compare feeding br_if/if
   if (handled) return {};
-  if (compile_numeric(op)) return {};
-  WEFT_TRY(compile_control(op, imm, handled));
-  if (handled) return {};
-  WEFT_TRY(compile_variable(op, imm, handled));
-  if (handled) return {};
-  WEFT_TRY(compile_memory(op, imm, handled));
-  if (handled) return {};
-  WEFT_TRY(compile_call(op, imm, handled));
-  if (handled) return {};
-  WEFT_TRY(compile_table(op, imm, handled));
-  if (handled) return {};
-  WEFT_TRY(compile_fiber(op, imm, handled));
-  if (handled) return {};
+  std::atomic<uint8_t>& known = g_family[size_t(op)];
+  const uint8_t family = known.load(std::memory_order_relaxed);
+  if (family == uint8_t(Family::Numeric)) {
+    if (compile_numeric(op)) return {};
+  } else if (family != uint8_t(Family::Unknown)) {
+    return (this->*kFamilies[family])(op, imm, handled);  // returned in place: no Result move
+  }
+  if (compile_numeric(op)) {
+    known.store(uint8_t(Family::Numeric), std::memory_order_relaxed);
+    return {};
+  }
+  for (uint8_t f = uint8_t(Family::Control); f <= uint8_t(Family::Fiber); ++f) {
+    WEFT_TRY((this->*kFamilies[f])(op, imm, handled));
+    if (handled) {
+      known.store(f, std::memory_order_relaxed);
+      return {};
+    }
+  }
   return unsupported(std::string(opcode_info(op).text));
 }
 

@@ -1,9 +1,10 @@
-// Instance preparation (interpreter translation, then compilation with a
-// per-function fallback) and the host → JIT entry.
+// Instance preparation (compilation into one code block per instance, with a
+// per-function fallback to the interpreter) and the host → JIT entry.
 #include "jit/executor.h"
 
 #include <cstring>
 
+#include "interpreter/translate.h"
 #include "jit/compiler.h"
 #include "jit/x64/macro_assembler.h"
 #include "runtime/native_stack.h"
@@ -29,37 +30,82 @@ JitExecutor::JitExecutor(runtime::Store& store) : store_(store), interp_(store) 
 JitExecutor::~JitExecutor() = default;
 
 Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
-  WEFT_TRY(interp_.prepare_instance(instance));
+  // Every function gets an interpreter record (the fallback path, and what
+  // interpreted callers embed), translated only if it is ever interpreted:
+  // eagerly below for the functions the compiler rejects, on first entry for
+  // the rest (inside fibers, say).
+  WEFT_TRY(interp_.prepare_instance_lazily(instance));
   const Module& module = *instance.module;
   const uint32_t imported = module.num_imported_functions();
   for (runtime::FuncInstance* f : instance.functions)
     if (!f->native_entry)
       f->native_entry = reinterpret_cast<void*>(f->is_host() ? &weft_jit_enter_host : &weft_jit_enter_interpreter);
   runtime::MemoryInstance* memory = instance.memories.empty() ? &no_memory_ : instance.memories[0];
-  std::vector<void*>& code = code_[&instance];
-  std::vector<std::unique_ptr<FiberSite>>& sites = fiber_sites_[&instance];
+
+  // All functions go into one code buffer, added to executable memory at once:
+  // a function is an offset in it. A function the compiler gives up on leaves
+  // its partial code behind, unreachable.
+  InstanceCode& code = code_[&instance];
+  code.ranges.assign(module.functions.size(), {0, 0});
+  constexpr uint32_t kNoClauseEntry = UINT32_MAX;
+  std::vector<uint32_t> clause_entries(module.functions.size(), kNoClauseEntry);
+  asmjit::CodeHolder holder;
+  holder.init(code_memory_.environment());
+  x64::MacroAssembler masm(holder);
+  std::vector<uint32_t> fallbacks;
+  uint32_t compiled = 0;
   for (uint32_t i = 0; i < module.functions.size(); ++i) {
-    runtime::FuncInstance* f = instance.functions[imported + i];
-    asmjit::CodeHolder holder;
-    holder.init(code_memory_.environment());
-    x64::MacroAssembler masm(holder);
+    masm.raw().align(asmjit::AlignMode::kCode, 16);
+    const size_t start = masm.offset();
+    const uint32_t first_label = masm.label_count();
     FunctionCompiler compiler(instance, i, memory, masm, store_.fuel_enabled());
-    compiler.set_fiber_sites(&sites);
+    compiler.set_fiber_sites(&code.fiber_sites);
     Result<void> r = compiler.compile();
-    void* fn = nullptr;
-    if (r.ok() && code_memory_.add(&fn, &holder) == asmjit::kErrorOk) {
-      f->native_entry = fn;
-      if (const Label* entry = compiler.clause_entry())
-        f->native_clause_entry = static_cast<char*>(fn) + holder.labelOffsetFromBase(*entry);
-      code.push_back(fn);
-      code_ranges_[f] = {fn, holder.codeSize()};
-      ++stats_.compiled;
+    if (r.ok()) {
+      code.ranges[i] = {uint32_t(start), uint32_t(masm.offset() - start)};
+      if (const Label* entry = compiler.clause_entry()) clause_entries[i] = masm.offset_of(*entry);
+      ++compiled;
       continue;
     }
-    std::string reason = r.ok() ? "code memory allocation failed" : r.error().message;
+    // Labels the abandoned code left unbound would fail the whole buffer's
+    // relocation: bind them where it ends.
+    masm.bind_unbound(first_label);
+    masm.clear_error();
+    fallbacks.push_back(i);
     ++stats_.fallbacks;
     stats_.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +
-                                      module.function_name(imported + i) + "): " + reason);
+                                      module.function_name(imported + i) + "): " + r.error().message);
+  }
+  void* base = nullptr;
+  if (compiled && code_memory_.add(&base, &holder) != asmjit::kErrorOk) {
+    base = nullptr;
+    for (uint32_t i = 0; i < module.functions.size(); ++i) {
+      if (code.ranges[i].second == 0) continue;
+      code.ranges[i] = {0, 0};
+      fallbacks.push_back(i);
+      ++stats_.fallbacks;
+      stats_.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +
+                                        module.function_name(imported + i) + "): code memory allocation failed");
+    }
+    compiled = 0;
+  }
+  code.base = base;
+  if (base) {
+    for (uint32_t i = 0; i < module.functions.size(); ++i) {
+      if (code.ranges[i].second == 0) continue;
+      runtime::FuncInstance* f = instance.functions[imported + i];
+      f->native_entry = static_cast<char*>(base) + code.ranges[i].first;
+      if (clause_entries[i] != kNoClauseEntry) f->native_clause_entry = static_cast<char*>(base) + clause_entries[i];
+    }
+    stats_.compiled += compiled;
+  }
+  for (uint32_t i : fallbacks) {
+    Result<void> r = interpreter::ensure_translated(
+        *static_cast<const interpreter::CompiledFunction*>(instance.functions[imported + i]->compiled));
+    if (!r.ok()) {
+      release_instance(instance);
+      return r;
+    }
   }
   return {};
 }
@@ -67,21 +113,23 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
 void JitExecutor::release_instance(runtime::Instance& instance) {
   auto it = code_.find(&instance);
   if (it != code_.end()) {
-    for (void* fn : it->second) code_memory_.release(fn);
+    if (it->second.base) code_memory_.release(it->second.base);
     code_.erase(it);
   }
   for (runtime::FuncInstance* f : instance.functions)
-    if (f->instance == &instance) {
-      code_ranges_.erase(f);
-      f->native_clause_entry = nullptr;
-    }
-  fiber_sites_.erase(&instance);
+    if (f->instance == &instance) f->native_clause_entry = nullptr;
   interp_.release_instance(instance);
 }
 
 std::pair<const void*, size_t> JitExecutor::code_of(const runtime::FuncInstance* func) const {
-  auto it = code_ranges_.find(func);
-  return it == code_ranges_.end() ? std::pair<const void*, size_t>{nullptr, 0} : it->second;
+  if (func->is_host()) return {nullptr, 0};
+  auto it = code_.find(func->instance);
+  if (it == code_.end() || !it->second.base) return {nullptr, 0};
+  uint32_t defined = func->index - func->instance->module->num_imported_functions();
+  if (defined >= it->second.ranges.size()) return {nullptr, 0};
+  auto [offset, size] = it->second.ranges[defined];
+  if (size == 0) return {nullptr, 0};
+  return {static_cast<const char*>(it->second.base) + offset, size};
 }
 
 namespace {

@@ -1,9 +1,10 @@
 // The JIT tier as a runtime Executor. It owns an interpreter for everything
 // the JIT does not run (functions it cannot compile) and whose fiber runtime
-// both tiers share: each instance is translated by the interpreter first,
-// then every function the compiler accepts gets native code as its
-// FuncInstance::native_entry, and fibers whose function is JIT code run it
-// on their own native stacks (FiberBodyRunner).
+// both tiers share: every function the compiler accepts gets native code (one
+// code block per instance) as its FuncInstance::native_entry; the interpreter
+// translates the others, and any compiled function only if it is ever
+// interpreted. Fibers whose function is JIT code run it on their own native
+// stacks (FiberBodyRunner).
 #pragma once
 
 #include <asmjit/core.h>
@@ -49,9 +50,16 @@ class JitExecutor final : public runtime::Executor, private interpreter::FiberBo
   interpreter::Interpreter interp_;
   asmjit::JitRuntime code_memory_;
   runtime::MemoryInstance no_memory_;  // for instances without a memory (size 0)
-  std::map<const runtime::Instance*, std::vector<void*>> code_;
-  std::map<const runtime::FuncInstance*, std::pair<const void*, size_t>> code_ranges_;
-  std::map<const runtime::Instance*, std::vector<std::unique_ptr<FiberSite>>> fiber_sites_;
+  // An instance's generated code: one block of executable memory, each
+  // defined function's {offset, size} in it (size 0: not compiled), and the
+  // static descriptions of its fiber instructions (the code embeds their
+  // addresses).
+  struct InstanceCode {
+    void* base = nullptr;
+    std::vector<std::pair<uint32_t, uint32_t>> ranges;
+    std::vector<std::unique_ptr<FiberSite>> fiber_sites;
+  };
+  std::map<const runtime::Instance*, InstanceCode> code_;
   JitStats stats_;
   TrapState trap_;
   JitContext ctx_;

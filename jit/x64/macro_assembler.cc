@@ -1,6 +1,8 @@
 // x86-64 expansions of the macro-assembler operations (asmjit x86::Assembler).
 #include "jit/x64/macro_assembler.h"
 
+#include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace weft::jit::x64 {
@@ -29,7 +31,74 @@ CondCode cond_code(Cond c) {
   }
   return CondCode::kEqual;
 }
+
+// ---- direct encoding --------------------------------------------------------
+// The forms the compiler emits most (frame-slot loads/stores, register moves,
+// constants, two-register ALU operations) are encoded here, byte for byte as
+// asmjit encodes them (tests/jit/encoding_test.cc compares the two over all
+// registers), straight into the assembler's buffer: asmjit's generic
+// instruction dispatch was a quarter of the compile time.
+
+// REX with W (64-bit operand), R (ModRM.reg bit 3), B (ModRM.rm/SIB.base bit 3);
+// omitted when it would be 0x40.
+inline uint8_t* put_rex(uint8_t* p, bool w, Reg r, Reg b) {
+  uint8_t v = uint8_t(0x40 | (uint8_t(w) << 3) | ((r >> 3) << 2) | (b >> 3));
+  if (v != 0x40) *p++ = v;
+  return p;
+}
+inline uint8_t* put_modrm_reg(uint8_t* p, Reg r, Reg rm) {
+  *p++ = uint8_t(0xC0 | ((r & 7) << 3) | (rm & 7));
+  return p;
+}
+// [base + disp]: SIB for rsp/r12 bases, disp8 when it fits (and for rbp/r13 with 0).
+inline uint8_t* put_modrm_mem(uint8_t* p, Reg r, Reg base, int32_t disp) {
+  const uint8_t b = base & 7;
+  const uint8_t mod = (disp == 0 && b != 5) ? 0 : (disp == int32_t(int8_t(disp))) ? 1 : 2;
+  *p++ = uint8_t((mod << 6) | ((r & 7) << 3) | b);
+  if (b == 4) *p++ = 0x24;
+  if (mod == 1) {
+    *p++ = uint8_t(disp);
+  } else if (mod == 2) {
+    std::memcpy(p, &disp, 4);
+    p += 4;
+  }
+  return p;
+}
+inline uint8_t* put_imm32(uint8_t* p, uint32_t v) {
+  std::memcpy(p, &v, 4);
+  return p + 4;
+}
+// op r/m, reg (MR) with a register destination.
+inline uint8_t* put_rr(uint8_t* p, bool w, uint8_t opcode, Reg rm, Reg reg) {
+  p = put_rex(p, w, reg, rm);
+  *p++ = opcode;
+  return put_modrm_reg(p, reg, rm);
+}
+inline uint8_t* put_rm(uint8_t* p, bool w, uint8_t opcode, Reg reg, Reg base, int32_t disp) {
+  p = put_rex(p, w, reg, base);
+  *p++ = opcode;
+  return put_modrm_mem(p, reg, base, disp);
+}
 }  // namespace
+
+uint8_t* MacroAssembler::reserve() {
+  constexpr size_t kMaxBytes = 16;  // the longest direct form is 10 bytes
+  if (size_t(asm_._bufferEnd - asm_._bufferPtr) < kMaxBytes) {
+    // asmjit's own path: grows the section buffer and re-points the assembler.
+    asmjit::Error err = asm_.code()->growBuffer(&asm_._section->_buffer, kMaxBytes);
+    if (err != asmjit::kErrorOk) {
+      if (error_.message.empty()) error_.message = asmjit::DebugUtils::errorAsString(err);
+      return nullptr;
+    }
+  }
+  return asm_._bufferPtr;
+}
+
+void MacroAssembler::commit(uint8_t* end) {
+  asm_._bufferPtr = end;
+  asmjit::CodeBuffer& buffer = asm_._section->_buffer;
+  buffer._size = std::max(buffer._size, size_t(end - asm_._bufferData));
+}
 
 Cond negate(Cond c) {
   switch (c) {
@@ -49,27 +118,107 @@ Cond negate(Cond c) {
 
 MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) { asm_.setErrorHandler(&error_); }
 
+void MacroAssembler::bind(Label label) {
+  const uint32_t target = uint32_t(asm_.offset());
+  label_offset_[label.id] = target;
+  for (uint32_t j = pending_[label.id]; j != kNoJump; j = jumps_[j].next) {
+    int32_t value = int32_t(int64_t(target) - int64_t(jumps_[j].base));
+    std::memcpy(asm_._bufferData + jumps_[j].field, &value, 4);
+    --unresolved_;
+  }
+  pending_[label.id] = kNoJump;
+  // Once nothing is pending (at every function's end) the list restarts
+  // instead of growing for the whole module.
+  if (unresolved_ == 0) jumps_.clear();
+}
+
+void MacroAssembler::bind_unbound(uint32_t first) {
+  for (uint32_t id = first; id < label_offset_.size(); ++id)
+    if (label_offset_[id] == kUnbound) bind(Label{id});
+}
+
+void MacroAssembler::refer(Label target, uint32_t field, uint32_t base) {
+  jumps_.push_back(PendingJump{field, base, pending_[target.id]});
+  pending_[target.id] = uint32_t(jumps_.size() - 1);
+  ++unresolved_;
+}
+
+void MacroAssembler::branch(int cc, Label target) {
+  uint8_t* p = reserve();
+  if (!p) return;
+  const int64_t at = int64_t(asm_.offset());
+  const uint32_t bound = label_offset_[target.id];
+  if (bound != kUnbound) {
+    const int64_t to = int64_t(bound);
+    if (to - (at + 2) == int64_t(int8_t(to - (at + 2)))) {
+      *p++ = cc < 0 ? 0xEB : uint8_t(0x70 | cc);
+      *p++ = uint8_t(int8_t(to - (at + 2)));
+    } else if (cc < 0) {
+      *p++ = 0xE9;
+      p = put_imm32(p, uint32_t(int32_t(to - (at + 5))));
+    } else {
+      *p++ = 0x0F;
+      *p++ = uint8_t(0x80 | cc);
+      p = put_imm32(p, uint32_t(int32_t(to - (at + 6))));
+    }
+    commit(p);
+    return;
+  }
+  if (cc < 0) {
+    *p++ = 0xE9;
+  } else {
+    *p++ = 0x0F;
+    *p++ = uint8_t(0x80 | cc);
+  }
+  const uint32_t field = uint32_t(p - asm_._bufferData);
+  refer(target, field, field + 4);
+  commit(put_imm32(p, 0));
+}
+
 void MacroAssembler::move(Reg dst, Reg src) {
-  if (dst != src) asm_.mov(q(dst), q(src));
+  if (dst == src) return;
+  if (uint8_t* p = reserve()) commit(put_rr(p, true, 0x89, dst, src));
 }
 
 void MacroAssembler::move_imm(Reg dst, uint64_t value) {
-  if (value == 0)
-    asm_.xor_(d(dst), d(dst));
-  else if (value <= 0xFFFFFFFFu)
-    asm_.mov(d(dst), Imm(uint32_t(value)));  // zero-extends
-  else if (int64_t(value) == int64_t(int32_t(value)))
-    asm_.mov(q(dst), Imm(int32_t(value)));  // sign-extended imm32
-  else
-    asm_.movabs(q(dst), Imm(value));
+  uint8_t* p = reserve();
+  if (!p) return;
+  if (value == 0) {
+    p = put_rr(p, false, 0x31, dst, dst);  // xor r32, r32
+  } else if (value <= 0xFFFFFFFFu) {
+    p = put_rex(p, false, 0, dst);  // mov r32, imm32 (zero-extends)
+    *p++ = uint8_t(0xB8 + (dst & 7));
+    p = put_imm32(p, uint32_t(value));
+  } else if (int64_t(value) == int64_t(int32_t(value))) {
+    p = put_rr(p, true, 0xC7, dst, 0);  // mov r64, sign-extended imm32
+    p = put_imm32(p, uint32_t(value));
+  } else {
+    p = put_rex(p, true, 0, dst);  // movabs r64, imm64
+    *p++ = uint8_t(0xB8 + (dst & 7));
+    std::memcpy(p, &value, 8);
+    p += 8;
+  }
+  commit(p);
 }
 
-void MacroAssembler::load64(Reg dst, Reg base, int32_t disp) { asm_.mov(q(dst), slot(base, disp)); }
-void MacroAssembler::load32(Reg dst, Reg base, int32_t disp) { asm_.mov(d(dst), x86::dword_ptr(q(base), disp)); }
-void MacroAssembler::store64(Reg base, int32_t disp, Reg src) { asm_.mov(slot(base, disp), q(src)); }
-void MacroAssembler::store32(Reg base, int32_t disp, Reg src) { asm_.mov(x86::dword_ptr(q(base), disp), d(src)); }
-void MacroAssembler::store64_imm(Reg base, int32_t disp, int32_t value) { asm_.mov(slot(base, disp), Imm(value)); }
-void MacroAssembler::zero_extend32(Reg dst, Reg src) { asm_.mov(d(dst), d(src)); }
+void MacroAssembler::load64(Reg dst, Reg base, int32_t disp) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x8B, dst, base, disp));
+}
+void MacroAssembler::load32(Reg dst, Reg base, int32_t disp) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0x8B, dst, base, disp));
+}
+void MacroAssembler::store64(Reg base, int32_t disp, Reg src) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x89, src, base, disp));
+}
+void MacroAssembler::store32(Reg base, int32_t disp, Reg src) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0x89, src, base, disp));
+}
+void MacroAssembler::store64_imm(Reg base, int32_t disp, int32_t value) {
+  if (uint8_t* p = reserve()) commit(put_imm32(put_rm(p, true, 0xC7, 0, base, disp), uint32_t(value)));
+}
+void MacroAssembler::zero_extend32(Reg dst, Reg src) {
+  if (uint8_t* p = reserve()) commit(put_rr(p, false, 0x89, dst, src));
+}
 
 void MacroAssembler::sign_extend(Reg dst, Reg src, int from_bits, bool wide) {
   switch (from_bits) {
@@ -86,7 +235,9 @@ void MacroAssembler::zero_extend_narrow(Reg dst, Reg src, int from_bits) {
     asm_.movzx(d(dst), x86::gpw(src));
 }
 
-void MacroAssembler::lea(Reg dst, Reg base, int32_t disp) { asm_.lea(q(dst), x86::ptr(q(base), disp)); }
+void MacroAssembler::lea(Reg dst, Reg base, int32_t disp) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x8D, dst, base, disp));
+}
 void MacroAssembler::lea_index(Reg dst, Reg base, Reg index, int32_t disp) {
   asm_.lea(q(dst), x86::ptr(q(base), q(index), 0, disp));
 }
@@ -115,18 +266,35 @@ void MacroAssembler::store_mem(MemWidth width, Reg base, Reg index, int32_t disp
 }
 
 void MacroAssembler::int_op(IntOp op, bool wide, Reg dst, Reg src) {
-  x86::Gp a = gp(dst, wide), b = gp(src, wide);
+  uint8_t* p = reserve();
+  if (!p) return;
   switch (op) {
-    case IntOp::Add: asm_.add(a, b); break;
-    case IntOp::Sub: asm_.sub(a, b); break;
-    case IntOp::Mul: asm_.imul(a, b); break;
-    case IntOp::And: asm_.and_(a, b); break;
-    case IntOp::Or: asm_.or_(a, b); break;
-    case IntOp::Xor: asm_.xor_(a, b); break;
+    case IntOp::Add: p = put_rr(p, wide, 0x01, dst, src); break;
+    case IntOp::Sub: p = put_rr(p, wide, 0x29, dst, src); break;
+    case IntOp::And: p = put_rr(p, wide, 0x21, dst, src); break;
+    case IntOp::Or: p = put_rr(p, wide, 0x09, dst, src); break;
+    case IntOp::Xor: p = put_rr(p, wide, 0x31, dst, src); break;
+    case IntOp::Mul:  // imul r, r/m: 0F AF /r
+      p = put_rex(p, wide, dst, src);
+      *p++ = 0x0F;
+      *p++ = 0xAF;
+      p = put_modrm_reg(p, dst, src);
+      break;
   }
+  commit(p);
 }
 
 void MacroAssembler::int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm) {
+  if (imm == int32_t(int8_t(imm)) && op != IntOp::Mul) {
+    // 83 /ext ib
+    uint8_t ext = op == IntOp::Add ? 0 : op == IntOp::Or ? 1 : op == IntOp::And ? 4 : op == IntOp::Sub ? 5 : 6;
+    if (uint8_t* p = reserve()) {
+      p = put_rr(p, wide, 0x83, dst, ext);
+      *p++ = uint8_t(imm);
+      commit(p);
+    }
+    return;
+  }
   x86::Gp a = gp(dst, wide);
   switch (op) {
     case IntOp::Add: asm_.add(a, Imm(imm)); break;
@@ -305,54 +473,125 @@ void MacroAssembler::float_convert_s(bool f64, bool wide, Reg dst) {
   from_xmm(asm_, dst, x86::xmm0, f64);
 }
 
-void MacroAssembler::cmp(bool wide, Reg a, Reg b) { asm_.cmp(gp(a, wide), gp(b, wide)); }
-void MacroAssembler::cmp_imm(bool wide, Reg a, int32_t imm) { asm_.cmp(gp(a, wide), Imm(imm)); }
-void MacroAssembler::cmp_mem64(Reg a, Reg base, int32_t disp) { asm_.cmp(q(a), slot(base, disp)); }
-void MacroAssembler::test(bool wide, Reg a, Reg b) { asm_.test(gp(a, wide), gp(b, wide)); }
-
-void MacroAssembler::set_cond(Cond cond, Reg dst) {
-  asm_.set(cond_code(cond), x86::gpb_lo(dst));
-  asm_.movzx(d(dst), x86::gpb_lo(dst));
+void MacroAssembler::cmp(bool wide, Reg a, Reg b) {
+  if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0x39, a, b));
+}
+void MacroAssembler::cmp_imm(bool wide, Reg a, int32_t imm) {
+  if (imm != int32_t(int8_t(imm))) {
+    asm_.cmp(gp(a, wide), Imm(imm));
+    return;
+  }
+  if (uint8_t* p = reserve()) {
+    p = put_rr(p, wide, 0x83, a, 7);  // 83 /7 ib
+    *p++ = uint8_t(imm);
+    commit(p);
+  }
+}
+void MacroAssembler::cmp_mem64(Reg a, Reg base, int32_t disp) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x3B, a, base, disp));
+}
+void MacroAssembler::test(bool wide, Reg a, Reg b) {
+  if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0x85, a, b));
 }
 
-void MacroAssembler::set_zero(Reg dst, bool /*wide*/) {
-  asm_.set(CondCode::kZero, x86::gpb_lo(dst));
-  asm_.movzx(d(dst), x86::gpb_lo(dst));
+void MacroAssembler::set_cond(Cond cond, Reg dst) { set_flag(int(cond_code(cond)), dst); }
+
+void MacroAssembler::set_flag(int cc, Reg dst) {
+  uint8_t* p = reserve();
+  if (!p) return;
+  // setcc r8; movzx r32, r8 (a REX prefix selects spl/bpl/sil/dil over ah..bh)
+  if (dst >= 4) *p++ = uint8_t(0x40 | (dst >> 3));
+  *p++ = 0x0F;
+  *p++ = uint8_t(0x90 | cc);
+  p = put_modrm_reg(p, 0, dst);
+  if (dst >= 4) *p++ = uint8_t(0x40 | ((dst >> 3) << 2) | (dst >> 3));
+  *p++ = 0x0F;
+  *p++ = 0xB6;
+  commit(put_modrm_reg(p, dst, dst));
 }
+
+void MacroAssembler::set_zero(Reg dst, bool /*wide*/) { set_flag(int(CondCode::kZero), dst); }
 
 void MacroAssembler::cmove_if(Cond cond, Reg dst, Reg src) { asm_.cmov(cond_code(cond), q(dst), q(src)); }
 void MacroAssembler::cmov_zero(Reg dst, Reg src) { asm_.cmov(CondCode::kZero, q(dst), q(src)); }
-void MacroAssembler::jump(Label target) { asm_.jmp(target); }
-void MacroAssembler::jump_if(Cond cond, Label target) { asm_.j(cond_code(cond), target); }
-void MacroAssembler::jump_if_zero(Label target) { asm_.j(CondCode::kZero, target); }
-void MacroAssembler::jump_if_nonzero(Label target) { asm_.j(CondCode::kNotZero, target); }
-void MacroAssembler::jump_if_above(Label target) { asm_.j(CondCode::kUnsignedGT, target); }
-void MacroAssembler::jump_if_below(Label target) { asm_.j(CondCode::kUnsignedLT, target); }
+void MacroAssembler::jump(Label target) { branch(-1, target); }
+void MacroAssembler::jump_if(Cond cond, Label target) { branch(int(cond_code(cond)), target); }
+void MacroAssembler::jump_if_zero(Label target) { branch(int(CondCode::kZero), target); }
+void MacroAssembler::jump_if_nonzero(Label target) { branch(int(CondCode::kNotZero), target); }
+void MacroAssembler::jump_if_above(Label target) { branch(int(CondCode::kUnsignedGT), target); }
+void MacroAssembler::jump_if_below(Label target) { branch(int(CondCode::kUnsignedLT), target); }
 
 void MacroAssembler::jump_table(Reg index, const Label* entries, uint32_t count) {
   // Entries are 32-bit offsets from the table start: position independent and
   // half the size of absolute addresses.
-  Label table = asm_.newLabel();
-  asm_.lea(x86::r11, x86::ptr(table));
-  asm_.movsxd(q(index), x86::dword_ptr(x86::r11, q(index), 2));
-  asm_.add(q(index), x86::r11);
-  asm_.jmp(q(index));
+  uint8_t* p = reserve();
+  if (!p) return;
+  // lea r11, [rip + table]
+  *p++ = 0x4C;
+  *p++ = 0x8D;
+  *p++ = 0x1D;
+  const uint32_t lea_field = uint32_t(p - asm_._bufferData);
+  p = put_imm32(p, 0);
+  // movsxd index, dword [r11 + index * 4]
+  *p++ = uint8_t(0x49 | ((index >> 3) << 2) | ((index >> 3) << 1));
+  *p++ = 0x63;
+  *p++ = uint8_t(((index & 7) << 3) | 4);
+  *p++ = uint8_t((2 << 6) | ((index & 7) << 3) | (reg::r11 & 7));
+  p = put_rr(p, true, 0x01, index, reg::r11);  // add index, r11
+  p = put_rr(p, false, 0xFF, index, 4);        // jmp index: FF /4
+  commit(p);
   asm_.align(AlignMode::kData, 4);
-  asm_.bind(table);
-  for (uint32_t i = 0; i < count; ++i) asm_.embedLabelDelta(entries[i], table, 4);
+  const uint32_t table = uint32_t(asm_.offset());
+  int32_t rel = int32_t(table - (lea_field + 4));
+  std::memcpy(asm_._bufferData + lea_field, &rel, 4);
+  for (uint32_t i = 0; i < count; ++i) {
+    p = reserve();
+    if (!p) return;
+    const uint32_t field = uint32_t(p - asm_._bufferData);
+    const uint32_t bound = label_offset_[entries[i].id];
+    if (bound != kUnbound) {
+      p = put_imm32(p, bound - table);
+    } else {
+      refer(entries[i], field, table);
+      p = put_imm32(p, 0);
+    }
+    commit(p);
+  }
 }
 
 void MacroAssembler::call_absolute(const void* fn) {
-  asm_.mov(x86::r11, Imm(reinterpret_cast<uint64_t>(fn)));
-  asm_.call(x86::r11);
+  move_imm(reg::r11, reinterpret_cast<uint64_t>(fn));
+  if (uint8_t* p = reserve()) commit(put_rr(p, false, 0xFF, reg::r11, 2));  // call r11: FF /2
 }
-void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) { asm_.call(slot(base, disp)); }
-void MacroAssembler::push(Reg r) { asm_.push(q(r)); }
-void MacroAssembler::pop(Reg r) { asm_.pop(q(r)); }
+void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0xFF, 2, base, disp));  // call [base + disp]: FF /2
+}
+void MacroAssembler::push(Reg r) {
+  if (uint8_t* p = reserve()) {
+    p = put_rex(p, false, 0, r);
+    *p++ = uint8_t(0x50 + (r & 7));
+    commit(p);
+  }
+}
+void MacroAssembler::pop(Reg r) {
+  if (uint8_t* p = reserve()) {
+    p = put_rex(p, false, 0, r);
+    *p++ = uint8_t(0x58 + (r & 7));
+    commit(p);
+  }
+}
 void MacroAssembler::ret() { asm_.ret(); }
 void MacroAssembler::cmp_rsp_mem(Reg base, int32_t disp) { asm_.cmp(x86::rsp, slot(base, disp)); }
 void MacroAssembler::inc_mem32(Reg base, int32_t disp, int32_t delta) {
-  asm_.add(x86::dword_ptr(q(base), disp), Imm(delta));
+  if (delta != int32_t(int8_t(delta))) {
+    asm_.add(x86::dword_ptr(q(base), disp), Imm(delta));
+    return;
+  }
+  if (uint8_t* p = reserve()) {
+    p = put_rm(p, false, 0x83, 0, base, disp);  // 83 /0 ib
+    *p++ = uint8_t(delta);
+    commit(p);
+  }
 }
 
 }  // namespace weft::jit::x64

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace weft::jit::x64 {
 
@@ -36,15 +37,33 @@ enum class MemWidth : uint8_t { U8, S8, U16, S16, U32, S32, U64 };
 
 class MacroAssembler {
  public:
-  using Label = asmjit::Label;
+  // A code position, bound once; jumps to it before that are patched by bind.
+  // (The macro-assembler's own labels: asmjit's label bookkeeping — zone
+  // allocated entries and links — cost more than the jumps themselves.)
+  struct Label {
+    uint32_t id = UINT32_MAX;
+  };
 
   explicit MacroAssembler(asmjit::CodeHolder& code);
   // The first assembler error (asmjit reports e.g. an unbound label), or "".
   const std::string& error() const { return error_.message; }
+  void clear_error() { error_.message.clear(); }
   size_t offset() const { return asm_.offset(); }
 
-  Label new_label() { return asm_.newLabel(); }
-  void bind(Label label) { asm_.bind(label); }
+  Label new_label() {
+    label_offset_.push_back(kUnbound);
+    pending_.push_back(kNoJump);
+    return Label{uint32_t(label_offset_.size() - 1)};
+  }
+  void bind(Label label);
+  // Whether code jumps to (or otherwise refers to) the still unbound `label`.
+  bool referenced(Label label) const { return pending_[label.id] != kNoJump; }
+  // Labels created so far; bind_unbound binds those from `first` on that are
+  // not bound yet at the current offset (code abandoned halfway).
+  uint32_t label_count() const { return uint32_t(label_offset_.size()); }
+  void bind_unbound(uint32_t first);
+  // A bound label's offset in the code buffer (a second entry point, say).
+  uint32_t offset_of(Label label) const { return label_offset_[label.id]; }
 
   // ---- data movement -------------------------------------------------------
   void move(Reg dst, Reg src);                 // 64-bit copy
@@ -122,6 +141,30 @@ class MacroAssembler {
   asmjit::x86::Assembler& raw() { return asm_; }
 
  private:
+  // Room for one directly encoded instruction at the buffer's end (nullptr if
+  // the buffer cannot grow; the error is recorded), and the new end after it.
+  uint8_t* reserve();
+  void commit(uint8_t* end);
+  // jmp (cc < 0) or jcc (x86 condition code 0..15) to `target`, encoded
+  // directly: rel8/rel32 to a bound label as asmjit would, rel32 to an unbound
+  // one, patched by bind().
+  void branch(int cc, Label target);
+  void set_flag(int cc, Reg dst);  // setcc + movzx to 32 bits
+  // A 32-bit field at `field` that must hold (label offset - base): a rel32
+  // (base = the field's end) or a jump-table entry (base = the table).
+  void refer(Label target, uint32_t field, uint32_t base);
+
+  static constexpr uint32_t kUnbound = UINT32_MAX, kNoJump = UINT32_MAX;
+  struct PendingJump {
+    uint32_t field;  // buffer offset of the 32-bit field
+    uint32_t base;   // the field gets (label offset - base)
+    uint32_t next;   // next pending reference to the same label, or kNoJump
+  };
+  std::vector<uint32_t> label_offset_;  // per label: its offset, or kUnbound
+  std::vector<uint32_t> pending_;       // per label: first pending reference, or kNoJump
+  std::vector<PendingJump> jumps_;
+  size_t unresolved_ = 0;  // references in jumps_ not patched yet
+
   struct ErrorRecorder : asmjit::ErrorHandler {
     std::string message;
     void handleError(asmjit::Error, const char* msg, asmjit::BaseEmitter*) override {

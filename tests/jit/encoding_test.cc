@@ -143,5 +143,232 @@ TEST(JitEncoding, FloatSignBitsAndConversions) {
   EXPECT_EQ(Bytes(wide.begin() + 3, wide.begin() + 8), (Bytes{0xF2, 0x48, 0x0F, 0x2A, 0xC0}));
 }
 
+// The forms the macro-assembler encodes itself (macro_assembler.cc, "direct
+// encoding") against asmjit's encoding of the same instruction, over every
+// register pair, both widths and the displacement classes (0, disp8, disp32;
+// rsp/r12 bases need a SIB byte, rbp/r13 a disp8 even for 0).
+TEST(JitEncoding, DirectFormsMatchAsmjit) {
+  using namespace asmjit;
+  const int32_t disps[] = {0, 8, -8, 127, -128, 128, -129, 0x12345678, -0x7FFFFFFF};
+  const uint64_t constants[] = {0, 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0x100000000, ~0ull, uint64_t(-2),
+                                uint64_t(int64_t(INT32_MIN)), 0x8000000000000000ull, 0x123456789ABCDEFull};
+  const int32_t imms[] = {0, 1, -1, 127, -128, 128, -129, 0x7FFFFFFF, INT32_MIN};
+  auto gp = [](Reg r, bool wide) -> x86::Gp { return wide ? x86::Gp(x86::gpq(r)) : x86::Gp(x86::gpd(r)); };
+  auto same = [](const std::function<void(MacroAssembler&)>& mine, const std::function<void(x86::Assembler&)>& ref) {
+    return encode(mine) == encode([&](MacroAssembler& m) { ref(m.raw()); });
+  };
+  for (Reg a = 0; a < 16; ++a) {
+    EXPECT_TRUE(same([&](auto& m) { m.push(a); }, [&](auto& r) { r.push(x86::gpq(a)); })) << int(a);
+    EXPECT_TRUE(same([&](auto& m) { m.pop(a); }, [&](auto& r) { r.pop(x86::gpq(a)); })) << int(a);
+    for (uint64_t v : constants) {
+      EXPECT_TRUE(same([&](auto& m) { m.move_imm(a, v); },
+                       [&](auto& r) {
+                         if (v == 0) r.xor_(x86::gpd(a), x86::gpd(a));
+                         else if (v <= 0xFFFFFFFFu) r.mov(x86::gpd(a), Imm(uint32_t(v)));
+                         else if (int64_t(v) == int64_t(int32_t(v))) r.mov(x86::gpq(a), Imm(int32_t(v)));
+                         else r.movabs(x86::gpq(a), Imm(v));
+                       }))
+          << int(a) << " " << v;
+    }
+    for (bool wide : {false, true}) {
+      for (int32_t imm : imms) {
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Add, wide, a, imm); }, [&](auto& r) { r.add(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Sub, wide, a, imm); }, [&](auto& r) { r.sub(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::And, wide, a, imm); }, [&](auto& r) { r.and_(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Or, wide, a, imm); }, [&](auto& r) { r.or_(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Xor, wide, a, imm); }, [&](auto& r) { r.xor_(gp(a, wide), Imm(imm)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.cmp_imm(wide, a, imm); }, [&](auto& r) { r.cmp(gp(a, wide), Imm(imm)); }))
+            << int(a) << " " << imm;
+      }
+    }
+    for (Reg b = 0; b < 16; ++b) {
+      if (a != b) {
+        EXPECT_TRUE(same([&](auto& m) { m.move(a, b); }, [&](auto& r) { r.mov(x86::gpq(a), x86::gpq(b)); }));
+      }
+      EXPECT_TRUE(same([&](auto& m) { m.zero_extend32(a, b); }, [&](auto& r) { r.mov(x86::gpd(a), x86::gpd(b)); }));
+      for (bool wide : {false, true}) {
+        x86::Gp ga = gp(a, wide), gb = gp(b, wide);
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Add, wide, a, b); }, [&](auto& r) { r.add(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Sub, wide, a, b); }, [&](auto& r) { r.sub(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Mul, wide, a, b); }, [&](auto& r) { r.imul(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::And, wide, a, b); }, [&](auto& r) { r.and_(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Or, wide, a, b); }, [&](auto& r) { r.or_(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Xor, wide, a, b); }, [&](auto& r) { r.xor_(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.cmp(wide, a, b); }, [&](auto& r) { r.cmp(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.test(wide, a, b); }, [&](auto& r) { r.test(ga, gb); })) << int(a) << int(b);
+      }
+      for (int32_t disp : disps) {
+        EXPECT_TRUE(same([&](auto& m) { m.load64(a, b, disp); }, [&](auto& r) { r.mov(x86::gpq(a), x86::qword_ptr(x86::gpq(b), disp)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.load32(a, b, disp); }, [&](auto& r) { r.mov(x86::gpd(a), x86::dword_ptr(x86::gpq(b), disp)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.store64(b, disp, a); }, [&](auto& r) { r.mov(x86::qword_ptr(x86::gpq(b), disp), x86::gpq(a)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.store32(b, disp, a); }, [&](auto& r) { r.mov(x86::dword_ptr(x86::gpq(b), disp), x86::gpd(a)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.lea(a, b, disp); }, [&](auto& r) { r.lea(x86::gpq(a), x86::ptr(x86::gpq(b), disp)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.cmp_mem64(a, b, disp); }, [&](auto& r) { r.cmp(x86::gpq(a), x86::qword_ptr(x86::gpq(b), disp)); }))
+            << int(a) << " " << int(b) << " " << disp;
+        if (a == 0) {
+          for (int32_t imm : imms) {
+            EXPECT_TRUE(same([&](auto& m) { m.store64_imm(b, disp, imm); }, [&](auto& r) { r.mov(x86::qword_ptr(x86::gpq(b), disp), Imm(imm)); }));
+            EXPECT_TRUE(same([&](auto& m) { m.inc_mem32(b, disp, imm); }, [&](auto& r) { r.add(x86::dword_ptr(x86::gpq(b), disp), Imm(imm)); }))
+                << int(b) << " " << disp << " " << imm;
+          }
+        }
+      }
+    }
+  }
+  // Many direct forms in a row: the buffer grows under them.
+  Bytes many = encode([](auto& m) {
+    for (int i = 0; i < 100000; ++i) m.load64(reg::rax, reg::rbx, i * 8);
+  });
+  EXPECT_EQ(many.size(), 3u + 4u * 15 + 7u * (100000 - 16));  // disp 0, disp8, disp32
+}
+
+// Jumps, setcc and calls, encoded directly, against asmjit's encoding: forward
+// jumps (rel32, patched at bind), backward jumps (rel8 when it fits, else rel32).
+TEST(JitEncoding, DirectBranchesMatchAsmjit) {
+  using namespace asmjit;
+  auto same = [](const std::function<void(MacroAssembler&)>& mine, const std::function<void(x86::Assembler&)>& ref) {
+    return encode(mine) == encode([&](MacroAssembler& m) { ref(m.raw()); });
+  };
+  const Cond conds[] = {Cond::Eq, Cond::Ne, Cond::LtS, Cond::LtU, Cond::GtS, Cond::GtU, Cond::LeS, Cond::LeU, Cond::GeS, Cond::GeU};
+  const x86::CondCode codes[] = {x86::CondCode::kEqual, x86::CondCode::kNotEqual, x86::CondCode::kSignedLT,
+                                 x86::CondCode::kUnsignedLT, x86::CondCode::kSignedGT, x86::CondCode::kUnsignedGT,
+                                 x86::CondCode::kSignedLE, x86::CondCode::kUnsignedLE, x86::CondCode::kSignedGE,
+                                 x86::CondCode::kUnsignedGE};
+  for (int gap : {0, 1, 120, 121, 122, 123, 124, 125, 126, 127, 128, 129, 130, 300}) {
+    auto nops = [gap](x86::Assembler& r) {
+      for (int i = 0; i < gap; ++i) r.nop();
+    };
+    for (size_t c = 0; c < std::size(conds); ++c) {
+      // Forward, twice to the same label, then backward.
+      EXPECT_TRUE(same(
+          [&](auto& m) {
+            auto l = m.new_label(), back = m.new_label();
+            m.bind(back);
+            m.jump_if(conds[c], l);
+            nops(m.raw());
+            m.jump_if(conds[c], l);
+            m.bind(l);
+            nops(m.raw());
+            m.jump_if(conds[c], back);
+          },
+          [&](auto& r) {
+            Label l = r.newLabel(), back = r.newLabel();
+            r.bind(back);
+            r.j(codes[c], l);
+            nops(r);
+            r.j(codes[c], l);
+            r.bind(l);
+            nops(r);
+            r.j(codes[c], back);
+          }))
+          << gap << " " << c;
+    }
+    EXPECT_TRUE(same(
+        [&](auto& m) {
+          auto l = m.new_label(), back = m.new_label();
+          m.bind(back);
+          m.jump(l);
+          m.jump_if_zero(l);
+          m.jump_if_nonzero(l);
+          m.jump_if_above(l);
+          m.jump_if_below(l);
+          nops(m.raw());
+          m.bind(l);
+          nops(m.raw());
+          m.jump(back);
+          m.jump_if_zero(back);
+          m.jump_if_nonzero(back);
+          m.jump_if_above(back);
+          m.jump_if_below(back);
+        },
+        [&](auto& r) {
+          Label l = r.newLabel(), back = r.newLabel();
+          r.bind(back);
+          r.jmp(l);
+          r.j(x86::CondCode::kZero, l);
+          r.j(x86::CondCode::kNotZero, l);
+          r.j(x86::CondCode::kUnsignedGT, l);
+          r.j(x86::CondCode::kUnsignedLT, l);
+          nops(r);
+          r.bind(l);
+          nops(r);
+          r.jmp(back);
+          r.j(x86::CondCode::kZero, back);
+          r.j(x86::CondCode::kNotZero, back);
+          r.j(x86::CondCode::kUnsignedGT, back);
+          r.j(x86::CondCode::kUnsignedLT, back);
+        }))
+        << gap;
+  }
+  for (Reg a = 0; a < 16; ++a) {
+    for (size_t c = 0; c < std::size(conds); ++c)
+      EXPECT_TRUE(same([&](auto& m) { m.set_cond(conds[c], a); },
+                       [&](auto& r) {
+                         r.set(codes[c], x86::gpb_lo(a));
+                         r.movzx(x86::gpd(a), x86::gpb_lo(a));
+                       }))
+          << int(a) << " " << c;
+    EXPECT_TRUE(same([&](auto& m) { m.set_zero(a, true); },
+                     [&](auto& r) {
+                       r.set(x86::CondCode::kZero, x86::gpb_lo(a));
+                       r.movzx(x86::gpd(a), x86::gpb_lo(a));
+                     }));
+    for (int32_t disp : {0, 8, 0x30, 200, -4})
+      EXPECT_TRUE(same([&](auto& m) { m.call_indirect_mem(a, disp); },
+                       [&](auto& r) { r.call(x86::qword_ptr(x86::gpq(a), disp)); }))
+          << int(a) << " " << disp;
+  }
+  // call_absolute: the address in r11, then call r11.
+  const void* fn = reinterpret_cast<const void*>(uintptr_t(0x123456789ABCull));
+  EXPECT_EQ(encode([&](auto& m) { m.call_absolute(fn); }),
+            (Bytes{0x49, 0xBB, 0xBC, 0x9A, 0x78, 0x56, 0x34, 0x12, 0x00, 0x00, 0x41, 0xFF, 0xD3}));
+}
+
+// The jump table (br_table) against the asmjit sequence it replaced: entries to
+// labels bound before and after the table.
+TEST(JitEncoding, JumpTableMatchesAsmjit) {
+  using namespace asmjit;
+  for (Reg index : {reg::rax, reg::rcx, reg::rdi, reg::r8, reg::r15}) {
+    for (int gap : {0, 1, 2, 3}) {
+      Bytes mine = encode([&](MacroAssembler& m) {
+        auto before = m.new_label(), after1 = m.new_label(), after2 = m.new_label();
+        m.bind(before);
+        for (int i = 0; i < gap; ++i) m.raw().nop();
+        MacroAssembler::Label entries[] = {after1, before, after2, after1};
+        m.jump_table(index, entries, 4);
+        m.raw().nop();
+        m.bind(after1);
+        m.raw().int3();
+        m.bind(after2);
+      });
+      // asmjit resolves label deltas at relocation, not at bind.
+      Environment env(Arch::kX64);
+      CodeHolder code;
+      code.init(env);
+      {
+        x86::Assembler r(&code);
+        asmjit::Label before = r.newLabel(), after1 = r.newLabel(), after2 = r.newLabel(), table = r.newLabel();
+        r.bind(before);
+        for (int i = 0; i < gap; ++i) r.nop();
+        r.lea(x86::r11, x86::ptr(table));
+        r.movsxd(x86::gpq(index), x86::dword_ptr(x86::r11, x86::gpq(index), 2));
+        r.add(x86::gpq(index), x86::r11);
+        r.jmp(x86::gpq(index));
+        r.align(AlignMode::kData, 4);
+        r.bind(table);
+        for (asmjit::Label l : {after1, before, after2, after1}) r.embedLabelDelta(l, table, 4);
+        r.nop();
+        r.bind(after1);
+        r.int3();
+        r.bind(after2);
+      }
+      ASSERT_EQ(code.relocateToBase(0x10000), kErrorOk);
+      const CodeBuffer& buffer = code.textSection()->buffer();
+      Bytes ref(buffer.data(), buffer.data() + buffer.size());
+      EXPECT_EQ(mine, ref) << int(index) << " " << gap;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace weft::jit::x64

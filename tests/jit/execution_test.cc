@@ -165,6 +165,31 @@ TEST(Jit, FallbackAndTierBoundaries) {
   EXPECT_NE(stats.fallback_reasons[0].find("v128"), std::string::npos) << stats.fallback_reasons[0];
 }
 
+// A function the compiler abandons halfway (a v128 block after some code), in
+// the middle of the module's one code block; the functions after it still run
+// compiled. The interpreted function calls compiled ones, which the
+// interpreter translates on their first interpreted call (recursively here).
+TEST(Jit, FallbackMidBodyAndLazyTranslation) {
+  Harness h(R"((module
+    (func $inc (param i32) (result i32) local.get 0 i32.const 1 i32.add)
+    (func $down (param i32) (result i32)
+      local.get 0 i32.eqz if (result i32) i32.const 100 else local.get 0 i32.const 1 i32.sub call $down end)
+    (func $mid (export "mid") (param i32) (result i32)
+      local.get 0 call $inc
+      local.get 0 i32.const 1000 i32.eq if (block (result v128) unreachable) drop end
+      local.get 0 call $down i32.add)
+    (func (export "after") (param i32) (result i32) local.get 0 call $mid i32.const 3 i32.mul)
+    (func (export "inc") (param i32) (result i32) local.get 0 call $inc)
+  ))");
+  EXPECT_EQ(uint32_t(h.value("mid", {Value::i32(5)})), 106u);
+  EXPECT_EQ(uint32_t(h.value("after", {Value::i32(5)})), 318u);
+  EXPECT_EQ(uint32_t(h.value("inc", {Value::i32(41)})), 42u);
+  TierStats stats = h.store.tier_stats();
+  EXPECT_EQ(stats.jit_compiled, 4u);
+  ASSERT_EQ(stats.jit_fallbacks, 1u);
+  EXPECT_NE(stats.fallback_reasons[0].find("v128 block"), std::string::npos) << stats.fallback_reasons[0];
+}
+
 TEST(Jit, MemoryGrowAndBulk) {
   Harness h(R"((module
     (memory 1 3)
