@@ -14,7 +14,11 @@ namespace weft::jit {
 namespace reg = x64::reg;
 
 namespace {
+// Callee-saved registers JIT code uses. r13/r14 (memory base and size) are
+// saved only by functions that use memory: the others never write them. Five
+// or three pushes after the return address both leave rsp 16-byte aligned.
 constexpr Reg kSaved[] = {reg::rbx, reg::r12, reg::r13, reg::r14, reg::r15};
+constexpr Reg kSavedWithoutMemory[] = {reg::rbx, reg::r12, reg::r15};
 constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
 constexpr int32_t ctx_native_limit = int32_t(offsetof(JitContext, native_limit));
 constexpr int32_t stack_limit = int32_t(offsetof(runtime::ExecStack, limit));
@@ -58,8 +62,10 @@ void FunctionCompiler::charge_fuel_bulk(uint32_t position, uint8_t shift) {
 }
 
 void FunctionCompiler::prologue() {
-  // Five pushes after the return address leave rsp 16-byte aligned for calls.
-  for (Reg r : kSaved) masm_.push(r);
+  if (uses_memory_)
+    for (Reg r : kSaved) masm_.push(r);
+  else
+    for (Reg r : kSavedWithoutMemory) masm_.push(r);
   masm_.move(reg::r12, reg::rdi);
   masm_.move(reg::rbx, reg::rsi);
   Label overflow = trap_label(runtime::TrapKind::CallStackExhausted);
@@ -101,7 +107,10 @@ void FunctionCompiler::epilogue_and_stubs() {
   masm_.inc_mem32(reg::r11, stack_depth, -1);
   masm_.move_imm(reg::rax, 0);
   masm_.bind(exit_label_);
-  for (int i = int(std::size(kSaved)) - 1; i >= 0; --i) masm_.pop(kSaved[i]);
+  if (uses_memory_)
+    for (int i = int(std::size(kSaved)) - 1; i >= 0; --i) masm_.pop(kSaved[i]);
+  else
+    for (int i = int(std::size(kSavedWithoutMemory)) - 1; i >= 0; --i) masm_.pop(kSavedWithoutMemory[i]);
   masm_.ret();
   fiber_stubs();  // may add trap labels: bound below
 

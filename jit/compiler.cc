@@ -35,6 +35,7 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
   num_locals_ = info.num_locals;
   frame_slots_ = info.num_locals + info.max_stack_height;
   metered_ = metered;
+  uses_memory_ = info.uses_memory;
 }
 
 Error FunctionCompiler::unsupported(const std::string& what) const {
@@ -126,6 +127,8 @@ void FunctionCompiler::truncate(uint32_t new_height) {
 }
 
 void FunctionCompiler::reload_memory() {
+  // Only functions with memory instructions keep the memory in r13/r14.
+  if (!uses_memory_) return;
   const auto* m = memory_;
   masm_.move_imm(x64::reg::r11, reinterpret_cast<uint64_t>(m));
   masm_.load64(x64::reg::r13, x64::reg::r11,

@@ -188,6 +188,7 @@ class FunctionCompiler {
   uint32_t reg_used_ = 0;
   uint32_t dead_depth_ = 0;  // nesting of blocks opened inside dead code
   bool metered_ = false;
+  bool uses_memory_ = true;  // the body accesses linear memory (validator::FunctionInfo)
 
   // Out-of-line paths, bound after the body.
   Label return_label_;     // results in place: epilogue

@@ -58,6 +58,7 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   ctrls_.clear();
   locals_.clear();
   slots_ = max_slots_ = 0;
+  uses_memory_ = false;
   block_results_.clear();
   nodes_.clear();
   open_clauses_.clear();
@@ -107,6 +108,7 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   reader_ = nullptr;
   if (!ok) return std::move(error_);
   info.max_stack_height = max_slots_;
+  info.uses_memory = uses_memory_;
   info.num_locals = num_locals_;
   return {};
 }
@@ -305,7 +307,10 @@ bool CodeValidator::read_zero_byte() {
   return byte == 0 || malformed("zero byte expected");
 }
 
-bool CodeValidator::check_memory() { return ctx_.num_memories > 0 || invalid("unknown memory 0"); }
+bool CodeValidator::check_memory() {
+  uses_memory_ = true;
+  return ctx_.num_memories > 0 || invalid("unknown memory 0");
+}
 
 bool CodeValidator::read_memarg(uint32_t natural_bytes) {
   uint32_t align, offset;

@@ -207,6 +207,7 @@ class CodeValidator {
   uint32_t num_locals_ = 0;
   uint32_t slots_ = 0;
   uint32_t max_slots_ = 0;
+  bool uses_memory_ = false;  // the function has a memory instruction
   // Result types of single-value block types that are not one byte (typed
   // references): frames point here, and a deque never moves its elements.
   std::deque<ValType> block_results_;

@@ -43,6 +43,9 @@ struct SuspensionPoint {
 struct FunctionInfo {
   uint32_t max_stack_height = 0;  // operand stack slots (v128 counts as 2), excluding locals
   uint32_t num_locals = 0;        // params + declared locals
+  // Whether the body has an instruction that accesses linear memory (loads,
+  // stores, memory.*): the JIT keeps memory registers only in those functions.
+  bool uses_memory = false;
   // Fiber extension. Suspension points in body order (ascending body_offset).
   std::vector<SuspensionPoint> suspension_points;
   // The function-level clauses in textual order: the handler scope of a fresh
