@@ -142,12 +142,14 @@ void FunctionCompiler::extend(int from_bits, bool wide) {
   push_reg(a);
 }
 
+// Arithmetic stays in XMM registers: the result is an XMM stack entry, and an
+// operand already in one is used in place (no GPR round trip per operation).
 void FunctionCompiler::float_binary(FloatOp op, bool f64) {
-  Reg b = pop_to_reg();
-  Reg a = pop_to_reg();
-  masm_.float_op(op, f64, a, b);
-  free_reg(b);
-  push_reg(a);
+  uint8_t b = pop_to_xmm();
+  uint8_t a = pop_to_xmm();
+  masm_.xmm_op(op, f64, a, b);
+  free_xmm(b);
+  push_xmm(a);
 }
 
 void FunctionCompiler::float_compare(FloatCond cond, bool f64) {
@@ -176,8 +178,12 @@ bool FunctionCompiler::float_unary(Opcode op) {
   };
   const bool sse41 = host_has_sse41();
   switch (op) {
-    case Opcode::F32Sqrt: return in_place([&](Reg a) { masm_.float_sqrt(false, a); });
-    case Opcode::F64Sqrt: return in_place([&](Reg a) { masm_.float_sqrt(true, a); });
+    case Opcode::F32Sqrt: case Opcode::F64Sqrt: {
+      uint8_t x = pop_to_xmm();
+      masm_.xmm_sqrt(op == Opcode::F64Sqrt, x);
+      push_xmm(x);
+      return true;
+    }
     case Opcode::F32Abs: return in_place([&](Reg a) { masm_.float_abs(false, a); });
     case Opcode::F64Abs: return in_place([&](Reg a) { masm_.float_abs(true, a); });
     case Opcode::F32Neg: return in_place([&](Reg a) { masm_.float_neg(false, a); });

@@ -42,14 +42,26 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Immediates& imm
       push_reg(a);
       return {};
     }
-    case Opcode::LocalGet: {
-      Reg r = alloc_reg();
-      masm_.load64(r, reg::rbx, slot_disp(imm.a));
-      push_reg(r);
+    case Opcode::LocalGet:
+      stack_.push_back(StackValue{Loc::Local, 0, imm.a});  // loaded by its consumer
       return {};
-    }
     case Opcode::LocalSet: case Opcode::LocalTee: {
+      // The value first (it may read this very local), then older lazy reads
+      // of the local, then the store.
+      if (stack_.back().loc == Loc::Local && stack_.back().imm == imm.a) {
+        Reg r = pop_to_reg();
+        push_reg(r);
+      }
+      const StackValue top = stack_.back();
+      stack_.pop_back();
+      materialize_local(imm.a);
+      stack_.push_back(top);
       StackValue& v = stack_.back();
+      if (v.loc == Loc::Xmm) {  // a float result goes to the local as it is
+        masm_.xmm_store(reg::rbx, slot_disp(imm.a), v.reg);
+        if (op == Opcode::LocalSet) pop_discard();
+        return {};
+      }
       if (v.loc == Loc::Const && int64_t(v.imm) == int64_t(int32_t(v.imm))) {
         masm_.store64_imm(reg::rbx, slot_disp(imm.a), int32_t(v.imm));
         if (op == Opcode::LocalSet) pop_discard();

@@ -62,6 +62,59 @@ Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
   return x64::reg::r11;
 }
 
+// XMM registers hold float arithmetic results between operations (the
+// value-stack location Loc::Xmm); xmm0/xmm1 stay scratch. Every call clobbers
+// them, and every call spills the stack first.
+uint8_t FunctionCompiler::alloc_xmm() {
+  for (uint8_t x = 2; x < 16; ++x)
+    if (!(xmm_used_ & (1u << x))) {
+      xmm_used_ |= 1u << x;
+      return x;
+    }
+  for (uint32_t i = 0; i < stack_.size(); ++i)
+    if (stack_[i].loc == Loc::Xmm) {
+      uint8_t x = stack_[i].reg;
+      spill(i);
+      xmm_used_ |= 1u << x;
+      return x;
+    }
+  return 0;  // unreachable: at most two XMM registers are held outside the stack
+}
+
+uint8_t FunctionCompiler::pop_to_xmm() {
+  StackValue v = stack_.back();
+  uint32_t position = height() - 1;
+  stack_.pop_back();
+  if (v.loc == Loc::Xmm) return v.reg;
+  uint8_t x = alloc_xmm();
+  if (v.loc == Loc::Reg) {
+    masm_.xmm_from_gpr(x, v.reg);
+    free_reg(v.reg);
+  } else if (v.loc == Loc::Const) {
+    masm_.move_imm(x64::reg::r11, v.imm);
+    masm_.xmm_from_gpr(x, x64::reg::r11);
+  } else if (v.loc == Loc::Local) {
+    masm_.xmm_load(x, x64::reg::rbx, slot_disp(uint32_t(v.imm)));
+  } else {
+    masm_.xmm_load(x, x64::reg::rbx, stack_disp(position));
+  }
+  return x;
+}
+
+void FunctionCompiler::push_xmm(uint8_t x) {
+  xmm_used_ |= 1u << x;
+  stack_.push_back(StackValue{Loc::Xmm, x, 0});
+}
+
+void FunctionCompiler::materialize_local(uint32_t index) {
+  for (uint32_t i = 0; i < stack_.size(); ++i)
+    if (stack_[i].loc == Loc::Local && stack_[i].imm == index) {
+      Reg r = alloc_reg();
+      masm_.load64(r, x64::reg::rbx, slot_disp(index));
+      stack_[i] = StackValue{Loc::Reg, r, 0};
+    }
+}
+
 void FunctionCompiler::evict(Reg r) {
   for (uint32_t i = 0; i < stack_.size(); ++i)
     if (stack_[i].loc == Loc::Reg && stack_[i].reg == r) {
@@ -75,6 +128,12 @@ void FunctionCompiler::spill(uint32_t position) {
   if (v.loc == Loc::Reg) {
     masm_.store64(x64::reg::rbx, stack_disp(position), v.reg);
     free_reg(v.reg);
+  } else if (v.loc == Loc::Xmm) {
+    masm_.xmm_store(x64::reg::rbx, stack_disp(position), v.reg);
+    free_xmm(v.reg);
+  } else if (v.loc == Loc::Local) {
+    masm_.load64(x64::reg::r11, x64::reg::rbx, slot_disp(uint32_t(v.imm)));
+    masm_.store64(x64::reg::rbx, stack_disp(position), x64::reg::r11);
   } else if (v.loc == Loc::Const) {
     if (int64_t(v.imm) == int64_t(int32_t(v.imm))) {
       masm_.store64_imm(x64::reg::rbx, stack_disp(position), int32_t(v.imm));
@@ -97,7 +156,12 @@ Reg FunctionCompiler::pop_to_reg(uint32_t exclude_mask) {
   if (v.loc == Loc::Reg && !(exclude_mask & (1u << v.reg))) return v.reg;
   if (v.loc == Loc::Reg) free_reg(v.reg);
   Reg r = alloc_reg(exclude_mask);
-  if (v.loc == Loc::Reg)
+  if (v.loc == Loc::Xmm) {
+    masm_.gpr_from_xmm(r, v.reg);
+    free_xmm(v.reg);
+  } else if (v.loc == Loc::Local) {
+    masm_.load64(r, x64::reg::rbx, slot_disp(uint32_t(v.imm)));
+  } else if (v.loc == Loc::Reg)
     masm_.move(r, v.reg);
   else if (v.loc == Loc::Const)
     masm_.move_imm(r, v.imm);
@@ -108,6 +172,7 @@ Reg FunctionCompiler::pop_to_reg(uint32_t exclude_mask) {
 
 void FunctionCompiler::pop_discard() {
   if (stack_.back().loc == Loc::Reg) free_reg(stack_.back().reg);
+  if (stack_.back().loc == Loc::Xmm) free_xmm(stack_.back().reg);
   stack_.pop_back();
 }
 

@@ -32,6 +32,9 @@ enum class Loc : uint8_t {
   Const,  // not materialised: `imm`
   Reg,    // in register `reg` (owned by this entry alone)
   Slot,   // spilled to its canonical frame slot (num_locals + stack position)
+  Xmm,    // a float in XMM register `reg` (2–15; owned by this entry alone)
+  Local,  // the current value of local `imm`, not loaded yet (local.get is
+          // lazy: the consumer loads it into the register class it needs)
 };
 
 struct StackValue {
@@ -93,6 +96,14 @@ class FunctionCompiler {
   uint32_t height() const { return uint32_t(stack_.size()); }
 
   Reg alloc_reg(uint32_t exclude_mask = 0);
+  uint8_t alloc_xmm();
+  void free_xmm(uint8_t x) { xmm_used_ &= ~(1u << x); }
+  // Pops the top entry into an XMM register the caller owns.
+  uint8_t pop_to_xmm();
+  void push_xmm(uint8_t x);
+  // Before local `index` is written: entries still reading it lazily are
+  // loaded now, so they keep the old value.
+  void materialize_local(uint32_t index);
   void free_reg(Reg r) { reg_used_ &= ~(1u << r); }
   void claim_reg(Reg r) { reg_used_ |= 1u << r; }
   bool reg_free(Reg r) const { return !(reg_used_ & (1u << r)); }
@@ -186,6 +197,7 @@ class FunctionCompiler {
   std::vector<StackValue> stack_;
   std::vector<ControlFrame> control_;
   uint32_t reg_used_ = 0;
+  uint32_t xmm_used_ = 0;
   uint32_t dead_depth_ = 0;  // nesting of blocks opened inside dead code
   bool metered_ = false;
   bool uses_memory_ = true;  // the body accesses linear memory (validator::FunctionInfo)

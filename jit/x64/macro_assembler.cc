@@ -360,6 +360,32 @@ void from_xmm(x86::Assembler& a, Reg r, const x86::Xmm& x, bool f64) {
 }
 }  // namespace
 
+void MacroAssembler::xmm_from_gpr(uint8_t dst, Reg src) { asm_.movq(x86::xmm(dst), q(src)); }
+void MacroAssembler::gpr_from_xmm(Reg dst, uint8_t src) { asm_.movq(q(dst), x86::xmm(src)); }
+void MacroAssembler::xmm_load(uint8_t dst, Reg base, int32_t disp) {
+  asm_.movq(x86::xmm(dst), x86::qword_ptr(q(base), disp));
+}
+void MacroAssembler::xmm_store(Reg base, int32_t disp, uint8_t src) {
+  asm_.movq(x86::qword_ptr(q(base), disp), x86::xmm(src));
+}
+
+// An f32 result keeps the upper bits of `dst` (ss forms write the low 32
+// bits only): they are clear, so f32 values stay zero-extended.
+void MacroAssembler::xmm_op(FloatOp op, bool f64, uint8_t dst, uint8_t src) {
+  const x86::Xmm a = x86::xmm(dst), b = x86::xmm(src);
+  switch (op) {
+    case FloatOp::Add: f64 ? asm_.addsd(a, b) : asm_.addss(a, b); break;
+    case FloatOp::Sub: f64 ? asm_.subsd(a, b) : asm_.subss(a, b); break;
+    case FloatOp::Mul: f64 ? asm_.mulsd(a, b) : asm_.mulss(a, b); break;
+    case FloatOp::Div: f64 ? asm_.divsd(a, b) : asm_.divss(a, b); break;
+  }
+}
+
+void MacroAssembler::xmm_sqrt(bool f64, uint8_t dst) {
+  const x86::Xmm a = x86::xmm(dst);
+  f64 ? asm_.sqrtsd(a, a) : asm_.sqrtss(a, a);
+}
+
 void MacroAssembler::float_op(FloatOp op, bool f64, Reg dst, Reg src) {
   const x86::Xmm& a = x86::xmm0;
   const x86::Xmm& b = x86::xmm1;

@@ -91,6 +91,17 @@ class MacroAssembler {
   // rdx:rax / divisor; quotient in rax, remainder in rdx (sign-extends or clears rdx first).
   void divide(bool is_signed, bool wide, Reg divisor);
 
+  // ---- floats in XMM registers (value-stack locations) ----------------------
+  // XMM registers are numbered 0–15; 0 and 1 are the scratch registers of the
+  // GPR-operand float operations below, so the compiler allocates 2–15. All
+  // moves are 64-bit: an f32 keeps clear upper bits in both register files.
+  void xmm_from_gpr(uint8_t dst, Reg src);            // movq xmm, r64
+  void gpr_from_xmm(Reg dst, uint8_t src);            // movq r64, xmm
+  void xmm_load(uint8_t dst, Reg base, int32_t disp);   // movq xmm, [base + disp]
+  void xmm_store(Reg base, int32_t disp, uint8_t src);  // movq [base + disp], xmm
+  void xmm_op(FloatOp op, bool f64, uint8_t dst, uint8_t src);  // dst = dst op src
+  void xmm_sqrt(bool f64, uint8_t dst);
+
   // ---- floats (SSE2; float_round needs SSE4.1) ------------------------------
   // Float values live as bit patterns in general registers (f32 zero-extended
   // to 64 bits); each operation moves them through the scratch registers

@@ -433,5 +433,33 @@ TEST(Jit, FloatGridAgreesWithInterpreter) {
   EXPECT_EQ(jit.store.tier_stats().jit_fallbacks, 0u);
 }
 
+// local.get is lazy (the consumer loads the local): a write to the local in
+// between must not change what an earlier local.get pushed; floats stay in XMM
+// registers across operations and locals.
+TEST(Jit, LazyLocalsKeepTheValueTheyRead) {
+  Harness h(R"((module
+    (func (export "set_between") (param i32) (result i32)
+      local.get 0 local.get 0 i32.const 5 local.set 0 local.get 0 i32.add i32.add)
+    (func (export "tee_between") (param i32) (result i32)
+      local.get 0 i32.const 7 local.tee 0 local.get 0 i32.mul i32.add)
+    (func (export "set_self") (param i32) (result i32) local.get 0 local.set 0 local.get 0)
+    (func (export "floats") (param f64 f64) (result f64) (local f64)
+      local.get 0 local.get 1 f64.mul local.tee 2 local.get 2 f64.add
+      local.get 0 local.set 2 local.get 2 f64.sub f64.sqrt)
+    (func (export "floats_across_call") (param f32) (result f32)
+      local.get 0 local.get 0 f32.mul call $id f32.const 0.5 f32.add)
+    (func $id (param f32) (result f32) local.get 0)
+  ))");
+  EXPECT_EQ(uint32_t(h.value("set_between", {Value::i32(10)})), 10u + 10u + 5u);
+  EXPECT_EQ(uint32_t(h.value("tee_between", {Value::i32(3)})), 3u + 49u);
+  EXPECT_EQ(uint32_t(h.value("set_self", {Value::i32(42)})), 42u);
+  auto r = h.call("floats", {Value::f64(3.0), Value::f64(4.0)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].as_f64(), std::sqrt(12.0 + 12.0 - 3.0));
+  r = h.call("floats_across_call", {Value::f32(1.5f)});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].as_f32(), 1.5f * 1.5f + 0.5f);
+}
+
 }  // namespace
 }  // namespace weft
