@@ -367,7 +367,12 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   Reg a, b = 0;
   bool b_in_reg = false;
   int32_t b_imm = 0;
+  int32_t b_local = -1;  // b is this local's slot, compared in place
   if (c->eqz) {
+    a = pop_to_reg();
+  } else if (stack_.back().loc == Loc::Local) {
+    b_local = int32_t(stack_.back().imm);
+    stack_.pop_back();
     a = pop_to_reg();
   } else if (const StackValue& top = stack_.back();
              top.loc == Loc::Const && (c->wide ? int64_t(top.imm) == int64_t(int32_t(top.imm)) : true)) {
@@ -382,6 +387,8 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   spill_all();
   if (c->eqz)
     masm_.test(c->wide, a, a);
+  else if (b_local >= 0)
+    masm_.cmp_mem(c->wide, a, reg::rbx, slot_disp(uint32_t(b_local)));
   else if (b_in_reg)
     masm_.cmp(c->wide, a, b);
   else

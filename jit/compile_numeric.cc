@@ -38,6 +38,13 @@ void FunctionCompiler::int_binary(IntOp op, bool wide) {
     push_reg(a);
     return;
   }
+  if (b.loc == Loc::Local) {  // the local's slot is the operand
+    stack_.pop_back();
+    Reg a = pop_to_reg();
+    masm_.int_op_mem(op, wide, a, reg::rbx, slot_disp(uint32_t(b.imm)));
+    push_reg(a);
+    return;
+  }
   Reg rb = pop_to_reg();
   Reg a = pop_to_reg();
   masm_.int_op(op, wide, a, rb);
@@ -52,6 +59,10 @@ void FunctionCompiler::compare(Cond cond, bool wide) {
     stack_.pop_back();
     a = pop_to_reg();
     masm_.cmp_imm(wide, a, int32_t(uint32_t(b.imm)));
+  } else if (b.loc == Loc::Local) {
+    stack_.pop_back();
+    a = pop_to_reg();
+    masm_.cmp_mem(wide, a, reg::rbx, slot_disp(uint32_t(b.imm)));
   } else {
     Reg rb = pop_to_reg();
     a = pop_to_reg();

@@ -265,6 +265,23 @@ void MacroAssembler::store_mem(MemWidth width, Reg base, Reg index, int32_t disp
   }
 }
 
+void MacroAssembler::int_op_mem(IntOp op, bool wide, Reg dst, Reg base, int32_t disp) {
+  const x86::Gp a = gp(dst, wide);
+  const x86::Mem m = wide ? x86::qword_ptr(q(base), disp) : x86::dword_ptr(q(base), disp);
+  switch (op) {
+    case IntOp::Add: asm_.add(a, m); break;
+    case IntOp::Sub: asm_.sub(a, m); break;
+    case IntOp::Mul: asm_.imul(a, m); break;
+    case IntOp::And: asm_.and_(a, m); break;
+    case IntOp::Or: asm_.or_(a, m); break;
+    case IntOp::Xor: asm_.xor_(a, m); break;
+  }
+}
+
+void MacroAssembler::cmp_mem(bool wide, Reg a, Reg base, int32_t disp) {
+  asm_.cmp(gp(a, wide), wide ? x86::qword_ptr(q(base), disp) : x86::dword_ptr(q(base), disp));
+}
+
 void MacroAssembler::int_op(IntOp op, bool wide, Reg dst, Reg src) {
   uint8_t* p = reserve();
   if (!p) return;

@@ -86,6 +86,8 @@ class MacroAssembler {
   // ---- integer arithmetic --------------------------------------------------
   void int_op(IntOp op, bool wide, Reg dst, Reg src);
   void int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm);
+  // dst = dst op [base + disp] (a local's slot read in place).
+  void int_op_mem(IntOp op, bool wide, Reg dst, Reg base, int32_t disp);
   void shift_cl(ShiftOp op, bool wide, Reg dst);  // count in cl
   void shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count);
   // rdx:rax / divisor; quotient in rax, remainder in rdx (sign-extends or clears rdx first).
@@ -125,6 +127,7 @@ class MacroAssembler {
   void cmp(bool wide, Reg a, Reg b);
   void cmp_imm(bool wide, Reg a, int32_t imm);
   void cmp_mem64(Reg a, Reg base, int32_t disp);  // cmp a, [base + disp]
+  void cmp_mem(bool wide, Reg a, Reg base, int32_t disp);  // 32- or 64-bit
   void test(bool wide, Reg a, Reg b);
   void set_cond(Cond cond, Reg dst);  // dst = cond ? 1 : 0 (32-bit)
   void set_zero(Reg dst, bool wide);  // dst = (flags from test: zero) ? 1 : 0
