@@ -2,7 +2,11 @@
 // per-function fallback to the interpreter) and the host → JIT entry.
 #include "jit/executor.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include <unistd.h>
 
 #include "interpreter/translate.h"
 #include "jit/compiler.h"
@@ -98,6 +102,7 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
       if (clause_entries[i] != kNoClauseEntry) f->native_clause_entry = static_cast<char*>(base) + clause_entries[i];
     }
     stats_.compiled += compiled;
+    write_perf_map(instance, code);
   }
   for (uint32_t i : fallbacks) {
     Result<void> r = interpreter::ensure_translated(
@@ -108,6 +113,29 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     }
   }
   return {};
+}
+
+// WEFT_PERF_MAP=1: name the generated code for `perf report` (perf's JIT
+// symbol-map convention: /tmp/perf-PID.map, "START SIZE name" in hex).
+void JitExecutor::write_perf_map(const runtime::Instance& instance, const InstanceCode& code) {
+  static const bool enabled = [] {
+    const char* v = std::getenv("WEFT_PERF_MAP");
+    return v != nullptr && *v != '\0' && *v != '0';
+  }();
+  if (!enabled) return;
+  char path[64];
+  std::snprintf(path, sizeof path, "/tmp/perf-%d.map", int(getpid()));
+  std::FILE* out = std::fopen(path, "a");
+  if (!out) return;
+  const Module& module = *instance.module;
+  const uint32_t imported = module.num_imported_functions();
+  for (uint32_t i = 0; i < code.ranges.size(); ++i) {
+    auto [offset, size] = code.ranges[i];
+    if (size == 0) continue;
+    std::fprintf(out, "%lx %x wasm:%s\n", (unsigned long)(reinterpret_cast<uintptr_t>(code.base) + offset), size,
+                 module.function_name(imported + i).c_str());
+  }
+  std::fclose(out);
 }
 
 void JitExecutor::release_instance(runtime::Instance& instance) {

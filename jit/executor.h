@@ -45,6 +45,8 @@ class JitExecutor final : public runtime::Executor, private interpreter::FiberBo
   Result<void> run(runtime::FuncInstance* fn, interpreter::Slot* fp, bool deliver_event) override;
   // The trap JIT code recorded (status 1 from a native entry), as an Error.
   Error take_trap();
+  struct InstanceCode;
+  void write_perf_map(const runtime::Instance& instance, const InstanceCode& code);
 
   runtime::Store& store_;
   interpreter::Interpreter interp_;
