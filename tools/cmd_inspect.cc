@@ -5,10 +5,12 @@
 // prints the x86-64 code generated for the exported function FUNC (capstone).
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "runtime/objects.h"
 #include "tools/cli.h"
 
 #ifdef WEFT_HAVE_CAPSTONE
@@ -43,6 +45,20 @@ std::unique_ptr<Inspected> instantiate_for_inspection(const std::string& file, c
   }
   Linker linker;
   in->store.define_spectest(linker);
+  // Other function imports (WASI, say) become stubs that trap if called:
+  // inspection compiles and instantiates, it runs nothing but a start function.
+  const Module& ir = module->ir();
+  for (const Import& import : ir.imports) {
+    if (import.kind != ExternKind::Func || linker.find(import.module, import.name)) continue;
+    const std::string name = import.module + "." + import.name;
+    linker.define(import.module, import.name,
+                  in->store.create_host_function(
+                      ir.types[import.type_index],
+                      [name](std::span<const Value>, std::span<Value>) -> Result<void> {
+                        return make_error(ErrorKind::Trap, "inspect: import " + name + " is a stub");
+                      },
+                      name));
+  }
   Result<Instance> instance = in->store.instantiate(*module, linker);
   if (!instance.ok()) {
     in->exit_code = report_error(instance.error(), file);
@@ -77,7 +93,17 @@ int inspect_disasm(const std::string& file, const std::string& func) {
   const std::optional<Instance>& instance = in->instance;
   Store& store = in->store;
   std::optional<Extern> ext = instance->get_export(func);
-  if (!ext || ext->kind != ExternKind::Func) return usage_error("inspect: no exported function '" + func + "'");
+  // `#N`: function N of the module's index space (what a profile names
+  // `wasm:func[N]`), exported or not.
+  if (!ext && func.size() > 1 && func[0] == '#' && func.find_first_not_of("0123456789", 1) == std::string::npos) {
+    const auto& functions = instance->raw->functions;
+    const unsigned long index = std::strtoul(func.c_str() + 1, nullptr, 10);
+    if (func.size() > 11 || index >= functions.size())
+      return usage_error("inspect: no function " + func + " (the module has " + std::to_string(functions.size()) + ")");
+    ext = Extern{ExternKind::Func, functions[index]};
+  }
+  if (!ext || ext->kind != ExternKind::Func)
+    return usage_error("inspect: no exported function '" + func + "' (or #INDEX for any function)");
   if (store.tier_stats().tier != Tier::Jit) return usage_error("inspect: this build has no JIT tier");
   std::span<const uint8_t> code = store.jit_code(*ext);
   if (code.empty()) {
@@ -89,6 +115,9 @@ int inspect_disasm(const std::string& file, const std::string& func) {
 #ifdef WEFT_HAVE_CAPSTONE
   csh handle;
   if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) return usage_error("inspect: capstone failed to start");
+  // br_table jump tables sit inline after their jump: bytes capstone cannot
+  // decode are shown as data (.byte) and decoding goes on after them.
+  cs_option(handle, CS_OPT_SKIPDATA, CS_OPT_ON);
   cs_insn* insns = nullptr;
   size_t count = cs_disasm(handle, code.data(), code.size(), 0, 0, &insns);
   for (size_t i = 0; i < count; ++i) {
@@ -100,7 +129,6 @@ int inspect_disasm(const std::string& file, const std::string& func) {
     }
     std::printf("  %6" PRIx64 ":  %-30s %s %s\n", insns[i].address, bytes.c_str(), insns[i].mnemonic, insns[i].op_str);
   }
-  // Jump tables (br_table) are data after the code: shown as bytes.
   size_t decoded = count ? size_t(insns[count - 1].address + insns[count - 1].size) : 0;
   if (decoded < code.size()) std::printf("  %6zx:  (%zu bytes of data)\n", decoded, code.size() - decoded);
   cs_free(insns, count);
@@ -120,7 +148,8 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   auto disasm = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("inspect", "Show internal tables or generated code of a module");
   cmd->add_flag("--dispatch", *dispatch, "Print every suspension point's perfect-hash event dispatch table");
-  cmd->add_option("--disasm", *disasm, "Print the JIT's x86-64 code for the exported function FUNC")
+  cmd->add_option("--disasm", *disasm,
+                  "Print the JIT's x86-64 code for the exported function FUNC (or #INDEX: any function by index)")
       ->type_name("FUNC");
   cmd->add_option("file", *file, "Module file (.wasm or .wat)")->required();
   cmd->callback([file, dispatch, disasm, &exit_code] {
