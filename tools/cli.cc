@@ -56,7 +56,7 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
                          std::to_string(defaults.max_fibers) + ")")
       ->type_name("N");
   command.add_option("--fiber-stack-size", limits.fiber_stack_size,
-                     "Bytes reserved per started fiber: its native stack (64 KiB) plus its Wasm frames and "
+                     "Bytes reserved per started fiber: its native stack (a quarter, at least 67 KiB) plus its Wasm frames and "
                      "operands; committed lazily (default " + std::to_string(defaults.fiber_stack_size) + ")")
       ->type_name("BYTES")
       ->check(CLI::Range(uint64_t(128 * 1024), uint64_t(1) << 32));
