@@ -461,5 +461,23 @@ TEST(Jit, LazyLocalsKeepTheValueTheyRead) {
   EXPECT_EQ((*r)[0].as_f32(), 1.5f * 1.5f + 0.5f);
 }
 
+// More live values than registers: 20 float products (14 XMM registers)
+// and 20 integers (9 general registers) on the stack at once; the allocator
+// spills the deepest to their slots and reloads them.
+TEST(Jit, RegisterPressureSpillsAndReloads) {
+  Harness h(R"((module
+    (func (export "floats") (param f64) (result f64) local.get 0 f64.const 0.5 f64.mul local.get 0 f64.const 1.5 f64.mul local.get 0 f64.const 2.5 f64.mul local.get 0 f64.const 3.5 f64.mul local.get 0 f64.const 4.5 f64.mul local.get 0 f64.const 5.5 f64.mul local.get 0 f64.const 6.5 f64.mul local.get 0 f64.const 7.5 f64.mul local.get 0 f64.const 8.5 f64.mul local.get 0 f64.const 9.5 f64.mul local.get 0 f64.const 10.5 f64.mul local.get 0 f64.const 11.5 f64.mul local.get 0 f64.const 12.5 f64.mul local.get 0 f64.const 13.5 f64.mul local.get 0 f64.const 14.5 f64.mul local.get 0 f64.const 15.5 f64.mul local.get 0 f64.const 16.5 f64.mul local.get 0 f64.const 17.5 f64.mul local.get 0 f64.const 18.5 f64.mul local.get 0 f64.const 19.5 f64.mul f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add)
+    (func (export "ints") (param i64) (result i64) local.get 0 i64.const 0 i64.add local.get 0 i64.const 1 i64.add local.get 0 i64.const 2 i64.add local.get 0 i64.const 3 i64.add local.get 0 i64.const 4 i64.add local.get 0 i64.const 5 i64.add local.get 0 i64.const 6 i64.add local.get 0 i64.const 7 i64.add local.get 0 i64.const 8 i64.add local.get 0 i64.const 9 i64.add local.get 0 i64.const 10 i64.add local.get 0 i64.const 11 i64.add local.get 0 i64.const 12 i64.add local.get 0 i64.const 13 i64.add local.get 0 i64.const 14 i64.add local.get 0 i64.const 15 i64.add local.get 0 i64.const 16 i64.add local.get 0 i64.const 17 i64.add local.get 0 i64.const 18 i64.add local.get 0 i64.const 19 i64.add i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul)
+  ))");
+  auto r = h.call("floats", {Value::f64(2.0)});
+  ASSERT_TRUE(r.ok());
+  double want = 0;
+  for (int i = 19; i >= 0; --i) want = 2.0 * (i + 0.5) + want;  // f64.add folds from the top of the stack
+  EXPECT_EQ((*r)[0].as_f64(), want);
+  uint64_t iwant = 1;
+  for (int i = 19; i >= 0; --i) iwant = (3 + uint64_t(i)) * iwant;
+  EXPECT_EQ(h.value("ints", {Value::i64(3)}), iwant);
+}
+
 }  // namespace
 }  // namespace weft
