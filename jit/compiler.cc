@@ -278,7 +278,7 @@ Result<void> FunctionCompiler::compile() {
     std::optional<Opcode> op = reader_.opcode();
     if (!op) return make_error(ErrorKind::Malformed, "JIT: unknown opcode", Location::in_function(self_->index, instr_offset_));
     Immediates imm;
-    WEFT_TRY(read_immediates(*op, imm));
+    if (opcode_info(*op).immediate != ImmKind::None) WEFT_TRY(read_immediates(*op, imm));
     if (control_.back().unreachable) {
       // Dead code: only the block structure matters until the arm ends.
       if (*op == Opcode::Block || *op == Opcode::Loop || *op == Opcode::If || *op == Opcode::Handle) {
