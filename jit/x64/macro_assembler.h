@@ -1,7 +1,10 @@
 // The x86-64 macro-assembler the single-pass compiler (jit/compiler.h) emits
 // through: operations named by what the compiler needs (load a frame slot,
 // a 32/64-bit integer operation, a bounds-checked memory access's pieces,
-// a call to a helper), each expanded to asmjit x86::Assembler instructions.
+// a call to a helper). The frequent forms (moves, frame-slot accesses, ALU
+// operations, jumps, calls) are encoded here directly into the asmjit code
+// buffer, with the macro-assembler's own labels; the rest (SSE, shifts,
+// division, indexed memory accesses) go through asmjit's x86::Assembler.
 // Registers are general-purpose register ids in the hardware numbering
 // (rax = 0 … r15 = 15); `wide` selects the 64-bit form of an instruction.
 #pragma once
