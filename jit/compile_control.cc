@@ -216,11 +216,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Immediates& imm,
     case Opcode::Block: case Opcode::Loop: case Opcode::If: {
       ControlFrame f;
       WEFT_TRY(block_signature(imm.block_type, f.params, f.results));
-      if (op == Opcode::If && flags_pending_) {
-        flags_pending_ = false;  // compare + if: the stack is spilled, the flags hold the condition
-        f.else_label = masm_.new_label();
-        masm_.jump_if(x64::negate(flags_cond_), f.else_label);
-      } else if (op == Opcode::If) {
+      if (op == Opcode::If) {
         Reg cond = pop_to_reg();
         spill_all();
         masm_.test(false, cond, cond);
@@ -262,26 +258,18 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Immediates& imm,
       return {};
     }
     case Opcode::BrIf: {
-      // After a fused compare the flags hold the condition (flags_cond_);
-      // otherwise it is the popped value's being non-zero.
-      Cond taken = Cond::Ne;
-      if (flags_pending_) {
-        flags_pending_ = false;
-        taken = flags_cond_;
-      } else {
-        Reg cond = pop_to_reg();
-        spill_all();
-        masm_.test(false, cond, cond);
-        free_reg(cond);
-      }
+      Reg cond = pop_to_reg();
+      spill_all();
+      masm_.test(false, cond, cond);
+      free_reg(cond);
       ControlFrame& target = control_[control_.size() - 1 - imm.a];
       if (branch_needs_moves(target)) {
         Label skip = masm_.new_label();
-        masm_.jump_if(x64::negate(taken), skip);
+        masm_.jump_if_zero(skip);
         branch_to(target);
         masm_.bind(skip);
       } else {
-        masm_.jump_if(taken, target.label);
+        masm_.jump_if_nonzero(target.label);
       }
       return {};
     }

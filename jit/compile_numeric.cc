@@ -45,36 +45,18 @@ void FunctionCompiler::int_binary(IntOp op, bool wide) {
   push_reg(a);
 }
 
-bool FunctionCompiler::next_is_conditional_branch() const {
-  uint8_t next = 0;
-  return reader_.peek(next) && (next == 0x0D || next == 0x04);  // br_if, if
-}
-
 void FunctionCompiler::compare(Cond cond, bool wide) {
   StackValue b = stack_.back();
-  const bool fuse = next_is_conditional_branch();
-  Reg a, rb = x64::reg::r11;
-  const bool with_imm = b.loc == Loc::Const && fits_imm32(b.imm, wide);
-  if (with_imm) {
+  Reg a;
+  if (b.loc == Loc::Const && fits_imm32(b.imm, wide)) {
     stack_.pop_back();
     a = pop_to_reg();
-  } else {
-    rb = pop_to_reg();
-    a = pop_to_reg();
-  }
-  // Fused: the branch spills the stack at the compare (spilling moves do not
-  // touch the flags, but nothing runs between the cmp and the jcc this way).
-  if (fuse) spill_all();
-  if (with_imm)
     masm_.cmp_imm(wide, a, int32_t(uint32_t(b.imm)));
-  else
+  } else {
+    Reg rb = pop_to_reg();
+    a = pop_to_reg();
     masm_.cmp(wide, a, rb);
-  if (!with_imm) free_reg(rb);
-  if (fuse) {
-    free_reg(a);
-    flags_pending_ = true;
-    flags_cond_ = cond;
-    return;
+    free_reg(rb);
   }
   masm_.set_cond(cond, a);
   push_reg(a);
@@ -82,14 +64,6 @@ void FunctionCompiler::compare(Cond cond, bool wide) {
 
 void FunctionCompiler::eqz(bool wide) {
   Reg a = pop_to_reg();
-  if (next_is_conditional_branch()) {
-    spill_all();
-    masm_.test(wide, a, a);
-    free_reg(a);
-    flags_pending_ = true;
-    flags_cond_ = Cond::Eq;
-    return;
-  }
   masm_.test(wide, a, a);
   masm_.set_zero(a, wide);
   push_reg(a);

@@ -117,9 +117,6 @@ class FunctionCompiler {
   void int_binary(x64::IntOp op, bool wide);
   void compare(Cond cond, bool wide);
   void eqz(bool wide);
-  // A comparison directly followed by br_if or if leaves its result in the
-  // flags (flags_cond_ holds where it is true) instead of materialising it.
-  bool next_is_conditional_branch() const;
   void shift(x64::ShiftOp op, bool wide);
   void divide(bool is_signed, bool wide, bool remainder);
   void extend(int from_bits, bool wide);
@@ -162,8 +159,6 @@ class FunctionCompiler {
   std::vector<ControlFrame> control_;
   uint32_t reg_used_ = 0;
   uint32_t dead_depth_ = 0;  // nesting of blocks opened inside dead code
-  bool flags_pending_ = false;  // the next br_if/if tests flags_cond_ (stack already spilled)
-  Cond flags_cond_ = Cond::Eq;
   bool metered_ = false;
 
   // Out-of-line paths, bound after the body.

@@ -190,38 +190,6 @@ TEST(Jit, FallbackMidBodyAndLazyTranslation) {
   EXPECT_NE(stats.fallback_reasons[0].find("v128 block"), std::string::npos) << stats.fallback_reasons[0];
 }
 
-// Comparisons fused with the following br_if / if (cmp + jcc, no setcc):
-// every condition, both widths, br_if with and without values to move, eqz.
-TEST(Jit, CompareFusedWithBranch) {
-  Harness h(R"((module
-    (func (export "lt_s") (param i32 i32) (result i32)
-      (block (result i32) i32.const 5 local.get 0 local.get 1 i32.lt_s br_if 0 drop i32.const 9))
-    (func (export "ge_u64") (param i64 i64) (result i32)
-      (block local.get 0 local.get 1 i64.ge_u br_if 0 i32.const 0 return) i32.const 1)
-    (func (export "gt_imm") (param i32) (result i32)
-      local.get 0 i32.const -3 i32.gt_s (if (result i32) (then i32.const 1) (else i32.const 2)))
-    (func (export "eqz64") (param i64) (result i32)
-      local.get 0 i64.eqz (if (result i32) (then i32.const 7) (else i32.const 8)))
-    (func (export "count") (param i32) (result i32) (local i32)
-      (block $done (loop $l
-        local.get 1 local.get 0 i32.ge_u br_if $done
-        local.get 1 i32.const 1 i32.add local.set 1
-        br $l))
-      local.get 1)
-  ))");
-  EXPECT_EQ(uint32_t(h.value("lt_s", {Value::i32(2), Value::i32(3)})), 5u);
-  EXPECT_EQ(uint32_t(h.value("lt_s", {Value::i32(3), Value::i32(3)})), 9u);
-  EXPECT_EQ(uint32_t(h.value("lt_s", {Value::i32(-1), Value::i32(3)})), 5u);
-  EXPECT_EQ(uint32_t(h.value("ge_u64", {Value::i64(-1), Value::i64(5)})), 1u);
-  EXPECT_EQ(uint32_t(h.value("ge_u64", {Value::i64(4), Value::i64(5)})), 0u);
-  EXPECT_EQ(uint32_t(h.value("gt_imm", {Value::i32(-2)})), 1u);
-  EXPECT_EQ(uint32_t(h.value("gt_imm", {Value::i32(-3)})), 2u);
-  EXPECT_EQ(uint32_t(h.value("eqz64", {Value::i64(0)})), 7u);
-  EXPECT_EQ(uint32_t(h.value("eqz64", {Value::i64(int64_t(1) << 40)})), 8u);
-  EXPECT_EQ(uint32_t(h.value("count", {Value::i32(1000)})), 1000u);
-  EXPECT_EQ(h.store.tier_stats().jit_fallbacks, 0u);
-}
-
 TEST(Jit, MemoryGrowAndBulk) {
   Harness h(R"((module
     (memory 1 3)
