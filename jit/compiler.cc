@@ -32,14 +32,14 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
       masm_(masm),
       reader_(function_.body) {
   const validator::FunctionInfo& info = instance.info->functions[defined_index];
-  num_locals_ = info.num_locals;
-  frame_slots_ = info.num_locals + info.max_stack_height;
-  metered_ = metered;
   // One allocation each instead of a series of growths (malloc was a few
   // percent of compile time): the operand stack's bound is known.
   stack_.reserve(info.max_stack_height);
   control_.reserve(16);
   trap_labels_.reserve(8);
+  num_locals_ = info.num_locals;
+  frame_slots_ = info.num_locals + info.max_stack_height;
+  metered_ = metered;
 }
 
 Error FunctionCompiler::unsupported(const std::string& what) const {
