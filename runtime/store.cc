@@ -7,21 +7,27 @@
 
 namespace weft::runtime {
 
+// Interning identifies types by their params and results (kind, nullability,
+// type index of each value type); `is_fiber` does not take part.
 namespace {
-bool valtype_less(ValType a, ValType b) {
-  if (a.kind != b.kind) return a.kind < b.kind;
-  if (a.nullable != b.nullable) return a.nullable < b.nullable;
-  return a.type_index < b.type_index;
-}
-bool functype_less(const FuncType& a, const FuncType& b) {
-  auto cmp = [](const std::vector<ValType>& x, const std::vector<ValType>& y) {
-    return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end(), valtype_less);
-  };
-  if (cmp(a.params, b.params)) return true;
-  if (cmp(b.params, a.params)) return false;
-  return cmp(a.results, b.results);
+bool valtype_equal(ValType a, ValType b) {
+  return a.kind == b.kind && a.nullable == b.nullable && a.type_index == b.type_index;
 }
 }  // namespace
+
+size_t Store::FuncTypeKey::operator()(const FuncType& t) const {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the fields compared below
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  for (ValType v : t.params) mix((uint64_t(v.kind) << 40) | (uint64_t(v.nullable) << 32) | v.type_index);
+  mix(~0ull);
+  for (ValType v : t.results) mix((uint64_t(v.kind) << 40) | (uint64_t(v.nullable) << 32) | v.type_index);
+  return size_t(h);
+}
+
+bool Store::FuncTypeKey::operator()(const FuncType& a, const FuncType& b) const {
+  return std::equal(a.params.begin(), a.params.end(), b.params.begin(), b.params.end(), valtype_equal) &&
+         std::equal(a.results.begin(), a.results.end(), b.results.begin(), b.results.end(), valtype_equal);
+}
 
 uint32_t slot_count(std::span<const ValType> types) {
   uint32_t n = 0;
@@ -29,7 +35,7 @@ uint32_t slot_count(std::span<const ValType> types) {
   return n;
 }
 
-Store::Store(const Config& config) : config_(config), type_ids_(functype_less) {
+Store::Store(const Config& config) : config_(config) {
   // The value stack is reserved once; pages are committed by the kernel on
   // first touch, so a large reservation costs nothing until used.
   size_t bytes = std::max<uint64_t>(config_.value_stack_bytes, 64 * 1024);

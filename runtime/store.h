@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/objects.h"
@@ -77,7 +78,12 @@ class Store {
   Config config_;
   ExecStack stack_;
   std::unique_ptr<Executor> executor_;
-  std::map<FuncType, TypeId, bool (*)(const FuncType&, const FuncType&)> type_ids_;
+  // Hash and equality of interned types (store.cc).
+  struct FuncTypeKey {
+    size_t operator()(const FuncType& t) const;
+    bool operator()(const FuncType& a, const FuncType& b) const;
+  };
+  std::unordered_map<FuncType, TypeId, FuncTypeKey, FuncTypeKey> type_ids_;
   std::vector<std::unique_ptr<FuncType>> types_;
   std::vector<std::unique_ptr<FuncInstance>> functions_;
   std::vector<std::unique_ptr<MemoryInstance>> memories_;

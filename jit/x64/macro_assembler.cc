@@ -81,23 +81,14 @@ inline uint8_t* put_rm(uint8_t* p, bool w, uint8_t opcode, Reg reg, Reg base, in
 }
 }  // namespace
 
-uint8_t* MacroAssembler::reserve() {
-  constexpr size_t kMaxBytes = 16;  // the longest direct form is 10 bytes
-  if (size_t(asm_._bufferEnd - asm_._bufferPtr) < kMaxBytes) {
-    // asmjit's own path: grows the section buffer and re-points the assembler.
-    asmjit::Error err = asm_.code()->growBuffer(&asm_._section->_buffer, kMaxBytes);
-    if (err != asmjit::kErrorOk) {
-      if (error_.message.empty()) error_.message = asmjit::DebugUtils::errorAsString(err);
-      return nullptr;
-    }
+uint8_t* MacroAssembler::grow() {
+  // asmjit's own path: grows the section buffer and re-points the assembler.
+  asmjit::Error err = asm_.code()->growBuffer(&asm_._section->_buffer, kMaxDirectBytes);
+  if (err != asmjit::kErrorOk) {
+    if (error_.message.empty()) error_.message = asmjit::DebugUtils::errorAsString(err);
+    return nullptr;
   }
   return asm_._bufferPtr;
-}
-
-void MacroAssembler::commit(uint8_t* end) {
-  asm_._bufferPtr = end;
-  asmjit::CodeBuffer& buffer = asm_._section->_buffer;
-  buffer._size = std::max(buffer._size, size_t(end - asm_._bufferData));
 }
 
 Cond negate(Cond c) {

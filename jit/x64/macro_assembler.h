@@ -1,7 +1,10 @@
 // The x86-64 macro-assembler the single-pass compiler (jit/compiler.h) emits
 // through: operations named by what the compiler needs (load a frame slot,
 // a 32/64-bit integer operation, a bounds-checked memory access's pieces,
-// a call to a helper), each expanded to asmjit x86::Assembler instructions.
+// a call to a helper). The frequent forms (moves, frame-slot accesses, ALU
+// operations, jumps, calls) are encoded here directly into the asmjit code
+// buffer, with the macro-assembler's own labels; the rest (SSE, shifts,
+// division, indexed memory accesses) go through asmjit's x86::Assembler.
 // Registers are general-purpose register ids in the hardware numbering
 // (rax = 0 … r15 = 15); `wide` selects the 64-bit form of an instruction.
 #pragma once
@@ -157,8 +160,19 @@ class MacroAssembler {
  private:
   // Room for one directly encoded instruction at the buffer's end (nullptr if
   // the buffer cannot grow; the error is recorded), and the new end after it.
-  uint8_t* reserve();
-  void commit(uint8_t* end);
+  static constexpr size_t kMaxDirectBytes = 16;  // the longest direct form is 10 bytes
+  uint8_t* reserve() {
+    if (size_t(asm_._bufferEnd - asm_._bufferPtr) >= kMaxDirectBytes) [[likely]]
+      return asm_._bufferPtr;
+    return grow();
+  }
+  uint8_t* grow();
+  void commit(uint8_t* end) {
+    asm_._bufferPtr = end;
+    asmjit::CodeBuffer& buffer = asm_._section->_buffer;
+    const size_t size = size_t(end - asm_._bufferData);
+    if (size > buffer._size) buffer._size = size;
+  }
   // jmp (cc < 0) or jcc (x86 condition code 0..15) to `target`, encoded
   // directly: rel8/rel32 to a bound label as asmjit would, rel32 to an unbound
   // one, patched by bind().
