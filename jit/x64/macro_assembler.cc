@@ -81,6 +81,11 @@ inline uint8_t* put_rm(uint8_t* p, bool w, uint8_t opcode, Reg reg, Reg base, in
 }
 }  // namespace
 
+// The direct encoder writes into asmjit's buffer through its public fields
+// (`_bufferData`, `_bufferPtr`, `_section`) and `CodeHolder::growBuffer`, as
+// in Debian's asmjit (1.9, 2022); later asmjit versions renamed them, so an
+// asmjit upgrade needs grow()/reserve()/commit() and the label patching here
+// adjusted (tests/jit/encoding_test.cc compares every direct form with asmjit).
 uint8_t* MacroAssembler::grow() {
   // asmjit's own path: grows the section buffer and re-points the assembler.
   asmjit::Error err = asm_.code()->growBuffer(&asm_._section->_buffer, kMaxDirectBytes);
