@@ -83,7 +83,7 @@ inline uint8_t* put_rm(uint8_t* p, bool w, uint8_t opcode, Reg reg, Reg base, in
 
 // The direct encoder writes into asmjit's buffer through its public fields
 // (`_bufferData`, `_bufferPtr`, `_section`) and `CodeHolder::growBuffer`, as
-// in Debian's asmjit (1.9, 2022); later asmjit versions renamed them, so an
+// in Debian's asmjit (snapshot 2022-12-10); later asmjit versions renamed them, so an
 // asmjit upgrade needs grow()/reserve()/commit() and the label patching here
 // adjusted (tests/jit/encoding_test.cc compares every direct form with asmjit).
 uint8_t* MacroAssembler::grow() {
