@@ -9,51 +9,13 @@
 #include <random>
 #include <string>
 
+#include "tests/jit/harness.h"
 #include "weft/weft.h"
 
 namespace weft {
 namespace {
 
-Config tier_config(Tier tier) {
-  Config config;
-  config.tier = tier;
-  return config;
-}
-
-struct Harness {
-  Engine engine;
-  Store store{engine};
-  Linker linker;
-  std::optional<Instance> instance;
-
-  explicit Harness(std::string_view wat, Tier tier = Tier::Jit) : engine(tier_config(tier)) {
-    store.define_spectest(linker);
-    Extern add_host = store.create_host_function(
-        FuncType{{ValType::i32(), ValType::i32()}, {ValType::i32()}},
-        [](std::span<const Value> args, std::span<Value> results) -> Result<void> {
-          results[0] = Value::i32(args[0].as_i32() + args[1].as_i32());
-          return {};
-        },
-        "host_add");
-    linker.define("host", "add", add_host);
-    auto module = WasmModule::from_text(engine, wat);
-    EXPECT_TRUE(module.ok()) << module.error().to_string();
-    if (!module.ok()) return;
-    auto inst = store.instantiate(*module, linker);
-    EXPECT_TRUE(inst.ok()) << inst.error().to_string();
-    if (inst.ok()) instance = *inst;
-  }
-  Result<std::vector<Value>> call(std::string_view name, std::vector<Value> args) {
-    auto f = instance->get_export(name);
-    if (!f) return make_error(ErrorKind::Usage, "no export");
-    return store.call(*f, args);
-  }
-  uint64_t value(std::string_view name, std::vector<Value> args) {
-    auto r = call(name, std::move(args));
-    EXPECT_TRUE(r.ok()) << r.error().to_string();
-    return r.ok() && !r->empty() ? (*r)[0].as_i64() : 0xDEADBEEF;
-  }
-};
+using jit_test::Harness;
 
 TEST(Jit, IntegerArithmeticAndControl) {
   Harness h(R"((module

@@ -7,49 +7,22 @@
 
 #include <string>
 
+#include "tests/jit/harness.h"
 #include "weft/weft.h"
 
 namespace weft {
 namespace {
 
-struct JitHarness {
-  Engine engine;
-  Store store{engine};
-  Linker linker;
-  std::optional<Instance> instance;
-  std::function<Result<void>(std::span<const Value>)> on_host;  // env.host (param i32)
+using jit_test::Harness;
 
-  static Config config(uint64_t fuel, uint64_t fiber_stack) {
-    Config c;
-    c.tier = Tier::Jit;
-    c.fuel = fuel;
-    if (fiber_stack) c.fiber_stack_size = fiber_stack;
-    return c;
-  }
-  explicit JitHarness(std::string_view wat, uint64_t fuel = 0, uint64_t fiber_stack = 0)
-      : engine(config(fuel, fiber_stack)) {
-    FuncType t;
-    t.params = {ValType::i32()};
-    linker.define("env", "host",
-                  store.create_host_function(t, [this](std::span<const Value> args, std::span<Value>) -> Result<void> {
-                    return on_host ? on_host(args) : Result<void>{};
-                  }));
-    auto module = WasmModule::from_text(engine, wat);
-    EXPECT_TRUE(module.ok()) << module.error().to_string();
-    if (!module.ok()) return;
-    auto inst = store.instantiate(*module, linker);
-    EXPECT_TRUE(inst.ok()) << inst.error().to_string();
-    if (inst.ok()) instance = *inst;
-  }
-  Result<std::vector<Value>> call(std::string_view name, std::vector<Value> args = {}) {
-    return store.call(*instance->get_export(name), args);
-  }
-  int64_t value(std::string_view name, std::vector<Value> args = {}) {
-    auto r = call(name, std::move(args));
-    EXPECT_TRUE(r.ok()) << r.error().to_string() << r.error().detail;
-    return r.ok() && !r->empty() ? (*r)[0].as_i64() : -1;
-  }
-};
+// The JIT tier with a fuel budget and fiber stack size (0: the defaults).
+Config jit_config(uint64_t fuel = 0, uint64_t fiber_stack = 0) {
+  Config c;
+  c.tier = Tier::Jit;
+  c.fuel = fuel;
+  if (fiber_stack) c.fiber_stack_size = fiber_stack;
+  return c;
+}
 
 constexpr const char* kGenerator = R"((module
   (type $gen (fiber))
@@ -85,7 +58,7 @@ constexpr const char* kGenerator = R"((module
 ))";
 
 TEST(JitFibers, GeneratorRunsCompiledWithoutFallback) {
-  JitHarness h(kGenerator);
+  Harness h(kGenerator);
   EXPECT_EQ(h.value("sum", {Value::i32(1000)}), 499500);
   EXPECT_EQ(h.value("sum", {Value::i32(0)}), 0);
   TierStats stats = h.store.tier_stats();
@@ -94,7 +67,7 @@ TEST(JitFibers, GeneratorRunsCompiledWithoutFallback) {
 }
 
 TEST(JitFibers, ATrapInAFiberAbortsTheSegmentWithBacktrace) {
-  JitHarness h(R"((module
+  Harness h(R"((module
     (type $g (fiber (result i32)))
     (func $divide (param i32) (result i32) (i32.div_u (i32.const 1) (local.get 0)))
     (func $body (param $self (ref $g)) (param $d i32) (result i32) (call $divide (local.get $d)))
@@ -112,7 +85,7 @@ TEST(JitFibers, ATrapInAFiberAbortsTheSegmentWithBacktrace) {
 }
 
 TEST(JitFibers, UnhandledEventAndOperandTrapsAreReported) {
-  JitHarness h(R"((module
+  Harness h(R"((module
     (type $g (fiber))
     (tag $a) (tag $b)
     (func $body (param $self (ref $g)) (fiber.suspend $b (local.get $self)))
@@ -142,21 +115,21 @@ constexpr const char* kRecursion = R"((module
 
 TEST(JitFibers, RecursionInsideAFiberIsBoundedByItsStack) {
   for (uint64_t stack : {uint64_t(128 * 1024), uint64_t(256 * 1024)}) {
-    JitHarness h(kRecursion, 0, stack);
+    Harness h(kRecursion, jit_config(0, stack));
     EXPECT_EQ(h.value("depth", {Value::i32(300)}), 300);
     auto r = h.call("depth", {Value::i32(10'000'000)});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().message, "call stack exhausted");
     EXPECT_EQ(h.value("depth", {Value::i32(300)}), 300);
   }
-  JitHarness big(kRecursion, 0, 16 * 1024 * 1024);
+  Harness big(kRecursion, jit_config(0, 16 * 1024 * 1024));
   EXPECT_EQ(big.value("depth", {Value::i32(15000)}), 15000);
 }
 
 // The resumer grows the memory while the fiber is suspended: the fiber's code
 // must see the new size after the switch (memory registers reloaded).
 TEST(JitFibers, MemoryGrownWhileSuspendedIsVisibleAfterTheSwitch) {
-  JitHarness h(R"((module
+  Harness h(R"((module
     (type $g (fiber (result i32)))
     (tag $wait)
     (tag $go)
@@ -183,12 +156,12 @@ TEST(JitFibers, MemoryGrownWhileSuspendedIsVisibleAfterTheSwitch) {
 
 // Fuel is one budget across fibers: a fiber that loops forever is stopped.
 TEST(JitFibers, FuelStopsALoopingFiber) {
-  JitHarness h(R"((module
+  Harness h(R"((module
     (type $g (fiber))
     (func $spin (param $self (ref $g)) (loop $l (br $l)))
     (func (export "run") (fiber.spawn $spin))
   ))",
-               100000);
+            jit_config(100000));
   auto r = h.call("run");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "all fuel consumed");
@@ -199,7 +172,7 @@ TEST(JitFibers, FuelStopsALoopingFiber) {
 // called it, and a host function called from a fiber re-enters JIT code that
 // runs fibers of its own.
 TEST(JitFibers, InterpretedAndHostFramesInsideFibers) {
-  JitHarness h(R"((module
+  Harness h(R"((module
     (type $g (fiber (result i32)))
     (import "env" "host" (func $host (param i32)))
     (tag $ping (param i32))
