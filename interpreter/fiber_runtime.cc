@@ -278,10 +278,6 @@ FiberOutcome FiberRuntime::new_fiber(runtime::FuncInstance* fn, const Slot* args
   return done_outcome();
 }
 
-FiberOutcome FiberRuntime::spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots) {
-  return transfer_to(plan_spawn(fn, args, slots));
-}
-
 FiberRuntime::SwitchPlan FiberRuntime::plan_spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots) {
   WasmFiber* f = table_.create();
   if (!f) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
@@ -298,10 +294,6 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_spawn(runtime::FuncInstance* fn, con
   f->segment = segments_.back().id;
   current_ = f;
   return {&f->context, save, {}};
-}
-
-FiberOutcome FiberRuntime::resume(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots) {
-  return transfer_to(plan_resume(target, tag, payload, slots));
 }
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag, const Slot* payload,
@@ -323,10 +315,6 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag
   return {&t->context, save, {}};
 }
 
-FiberOutcome FiberRuntime::suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots) {
-  return transfer_to(plan_suspend(self, tag, payload, slots));
-}
-
 FiberRuntime::SwitchPlan FiberRuntime::plan_suspend(uint64_t self, uint64_t tag, const Slot* payload,
                                                     uint32_t slots) {
   if (!is_current(self)) return no_switch(trap_outcome(runtime::TrapKind::NotRunningFiber));
@@ -337,10 +325,6 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_suspend(uint64_t self, uint64_t tag,
   if (p) p->state = FiberState::Running;
   set_payload(tag, payload, slots);
   return {context_slot_of(p), &c->context, {}};
-}
-
-FiberOutcome FiberRuntime::suspend_to(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots) {
-  return transfer_to(plan_suspend_to(target, tag, payload, slots));
 }
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t tag, const Slot* payload,
@@ -360,11 +344,6 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t
     return {&t->context, save, {}};
   }
   return plan_resume(target, tag, payload, slots);
-}
-
-FiberOutcome FiberRuntime::switch_to(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload,
-                                     uint32_t slots) {
-  return transfer_to(plan_switch_to(self, target, tag, payload, slots));
 }
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_switch_to(uint64_t self, uint64_t target, uint64_t tag,

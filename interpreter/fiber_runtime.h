@@ -76,21 +76,18 @@ class FiberRuntime {
   void enter_segment();
   void leave_segment();
 
-  // The instructions. `payload` points at the operand slots of the event
-  // arguments (or the function arguments for new/spawn).
+  // The instructions that do not switch (new, release) or never return
+  // (retire, retireto: only when they trap). `payload` points at the operand
+  // slots of the event arguments (or the function arguments for new/spawn).
   FiberOutcome new_fiber(runtime::FuncInstance* fn, const Slot* args, uint32_t slots, uint64_t& handle);
-  FiberOutcome spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots);
-  FiberOutcome resume(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
-  FiberOutcome suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots);
-  FiberOutcome suspend_to(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
-  FiberOutcome switch_to(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
   FiberOutcome retire(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots);
   FiberOutcome retireto(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
   FiberOutcome release(uint64_t target);
 
-  // The switching instructions in two halves, for tiers that want every
-  // switch to leave and re-enter through one call site (weft_jit_fiber): the
-  // bookkeeping (plan_*), then transfer_to(). With one site, the frames a
+  // The switching instructions (spawn, resume, suspend, suspend_to, switch)
+  // in two halves, so that each tier leaves and re-enters every switch
+  // through one call site (its dispatch loop's fiber_switched path,
+  // weft_jit_fiber): the bookkeeping (plan_*), then transfer_to(). With one site, the frames a
   // switch returns through are the same code on both sides, so the CPU's
   // return-address predictor stays right across the stack switch.
   struct SwitchPlan {
