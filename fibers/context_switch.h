@@ -30,6 +30,10 @@ extern "C" {
 // Suspends the caller on its own stack and resumes `to`, handing it {caller, data}.
 // Returns when something switches back, with what that switch delivered.
 [[gnu::visibility("hidden")]] transfer_t weft_jump_fcontext(fcontext_t to, void* data);
+// The same switch, resuming `to` by RET rather than an indirect jump: for callers
+// that switch every context from one shared call site, where the return-stack
+// predictor then stays exact (fibers/arch/jump_x86_64_sysv_elf_gas.S).
+[[gnu::visibility("hidden")]] transfer_t weft_jump_fcontext_ret(fcontext_t to, void* data);
 
 // Like weft_jump_fcontext, but first runs fn({caller, data}) on `to`'s stack; fn's
 // result is what `to` receives. fn may throw into `to` (see ontop_*.S).

@@ -89,14 +89,16 @@ inline void* arrived(transfer_t t, void* own_fake_stack) noexcept {
 // Suspends the running fiber and resumes `target`; returns the state of whoever
 // resumes us later. May throw: a function injected into us by resume_with() runs
 // as if called from here.
+// `Switch` is weft_jump_fcontext or weft_jump_fcontext_ret (context_switch.h).
+template <transfer_t (*Switch)(fcontext_t, void*) = weft_jump_fcontext>
 inline void* switch_to(void* target) {
   if constexpr (kAnnotate) {
     auto* to = static_cast<SwitchRecord*>(target);
     SwitchRecord self;
     annotate_switch_start(&self.fake_stack, to->stack_bottom, to->stack_size);
-    return arrived(weft_jump_fcontext(to->fctx, &self), self.fake_stack);
+    return arrived(Switch(to->fctx, &self), self.fake_stack);
   } else {
-    return weft_jump_fcontext(target, nullptr).fctx;
+    return Switch(target, nullptr).fctx;
   }
 }
 
@@ -277,6 +279,22 @@ namespace fibers {
 // resources. This is how weft frees Wasm fibers that are released or aborted
 // (their frames are interpreter/JIT frames that own nothing).
 inline void abandon(fiber_context&& context) noexcept { (void)detail::Access::release(context); }
+
+// resume(), for a caller that switches every context from one shared call site
+// (weft's Wasm fiber runtime): the switch resumes by RET, which the CPU's
+// return-stack predictor gets right exactly when the resumed context was
+// suspended at that same site. resume() suits every other pattern (see
+// "Return prediction" in fibers/arch/jump_x86_64_sysv_elf_gas.S).
+inline fiber_context resume_from_shared_site(fiber_context&& context) {
+  assert(context.can_resume() && "resume of an empty fiber_context or of a fiber owned by another thread");
+  return detail::Access::make(detail::switch_to<detail::weft_jump_fcontext_ret>(detail::Access::release(context)));
+}
+
+// The raw saved-context pointer of a suspended fiber (what a switch stores; in
+// sanitizer-annotated builds a SwitchRecord*): for code that switches on its own
+// with the same frame layout (weft's JIT), which reads and writes it in place.
+static_assert(sizeof(fiber_context) == sizeof(void*) && std::is_standard_layout_v<fiber_context>,
+              "a fiber_context is exactly its saved-context pointer");
 }  // namespace fibers
 
 // ---------------------------------------------------------------------------

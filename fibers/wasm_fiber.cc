@@ -7,13 +7,15 @@ WasmFiber* FiberTable::create() {
   if (live_ >= max_live_) return nullptr;
   WasmFiber* f;
   if (!free_.empty()) {
-    f = slots_[free_.back()].get();
+    f = slots_[free_.back()];
     free_.pop_back();
   } else {
-    slots_.push_back(std::make_unique<WasmFiber>());
-    f = slots_.back().get();
-    f->index = uint32_t(slots_.size() - 1);
+    storage_.push_back(std::make_unique<WasmFiber>());
+    f = storage_.back().get();
+    f->index = uint32_t(slots_.size());
+    slots_.push_back(f);
   }
+  f->handle = handle_of(*f);
   f->state = FiberState::Fresh;
   f->segment = 0;
   f->parent = f->first_child = f->next_sibling = f->prev_sibling = nullptr;
@@ -43,6 +45,7 @@ void FiberTable::bury(WasmFiber* f) {
   set_parent(f, nullptr);
   f->state = FiberState::Moribund;
   ++f->generation;
+  f->handle = 0;
   f->args.clear();
   f->args.shrink_to_fit();
   f->function = nullptr;

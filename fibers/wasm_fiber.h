@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "fibers/fiber_context.h"
@@ -21,16 +22,26 @@ enum class FiberState : uint8_t {
   Moribund,   // returned, retired, released or aborted; its handle is stale
 };
 
-struct WasmFiber {
+struct WasmFiber;
+
+// The fields a switch reads and writes, first in every WasmFiber and standard
+// layout: the JIT's inline resume/suspend (jit/compile_fibers.cc) addresses
+// them by offsetof, as the fiber runtime does by name.
+struct FiberSwitchFields {
+  uint64_t handle = 0;       // FiberTable::handle_of(*this) while alive, 0 once moribund
   FiberState state = FiberState::Moribund;
-  uint32_t index = 0;        // slot in the FiberTable
-  uint32_t generation = 1;   // bumped when the fiber dies, so old handles go stale
   uint32_t segment = 0;      // chain segment it was last resumed in
   WasmFiber* parent = nullptr;  // resume parent; nullptr = the root of its segment (or none)
+  fiber_context context;     // where to continue it; empty while running or before start
+};
+static_assert(std::is_standard_layout_v<FiberSwitchFields>);
+
+struct WasmFiber : FiberSwitchFields {
+  uint32_t index = 0;        // slot in the FiberTable
+  uint32_t generation = 1;   // bumped when the fiber dies, so old handles go stale
   WasmFiber* first_child = nullptr;
   WasmFiber* next_sibling = nullptr;
   WasmFiber* prev_sibling = nullptr;
-  fiber_context context;     // where to continue it; empty while running or before start
   Stack stack;               // started fibers: its native stack plus the executor's area
   void* function = nullptr;  // executor's function object (runtime::FuncInstance*)
   std::vector<uint64_t> args;  // fiber.new/spawn arguments, without the fiber's own reference
@@ -56,8 +67,13 @@ class FiberTable {
       stale = true;
       return nullptr;
     }
-    return slots_[index].get();
+    return slots_[index];
   }
+  // Slot index → fiber, for code that resolves handles itself (the JIT's inline
+  // resume: index = low half − 1, then one compare with the fiber's `handle`).
+  // Valid until the next create().
+  WasmFiber* const* slots() const { return slots_.data(); }
+  uint32_t slot_count() const { return uint32_t(slots_.size()); }
   static uint64_t handle_of(const WasmFiber& f) { return (uint64_t(f.generation) << 32) | (f.index + 1); }
 
   // Moves `f` under `parent` (nullptr: no parent) in the children lists.
@@ -76,7 +92,8 @@ class FiberTable {
   uint64_t max_live() const { return max_live_; }
 
  private:
-  std::vector<std::unique_ptr<WasmFiber>> slots_;
+  std::vector<WasmFiber*> slots_;                   // by index; owned by storage_
+  std::vector<std::unique_ptr<WasmFiber>> storage_;
   std::vector<uint32_t> free_;
   uint64_t live_ = 0;
   uint64_t max_live_;

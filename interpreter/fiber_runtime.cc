@@ -1,5 +1,5 @@
 // The fiber extension's execution semantics (docs/fibers.md §6) on native
-// fiber contexts. Invariants: exactly one context runs; `current_` is the
+// fiber contexts. Invariants: exactly one context runs; `state_.current` is the
 // running fiber (nullptr = the current segment's root); a waiting or suspended
 // fiber's native context is in its WasmFiber::context (the root's in its
 // Segment); frames on fiber stacks own nothing, so dead fibers' stacks are
@@ -73,7 +73,9 @@ FiberRuntime::FiberRuntime(Interpreter& interp)
       native_stack_bytes_(native_stack_bytes(interp.store().config())),
       pool_(pool_config(interp.store().config())),
       table_(interp.store().config().max_fibers),
-      payload_(16) {}
+      payload_(kInlinePayloadSlots) {
+  state_.payload = payload_.data();
+}
 
 FiberRuntime::~FiberRuntime() {
   // Fibers still suspended when the store dies are dropped without running.
@@ -87,14 +89,16 @@ FiberRuntime::~FiberRuntime() {
 }
 
 void FiberRuntime::enter_segment() {
-  segments_.push_back(Segment{next_segment_id_++, current_, fiber_context()});
-  current_ = nullptr;
+  segments_.push_back(Segment{next_segment_id_++, state_.current, fiber_context()});
+  state_.current = nullptr;
+  refresh_segment();
 }
 
 void FiberRuntime::leave_segment() {
-  current_ = segments_.back().saved_current;
+  state_.current = segments_.back().saved_current;
   if (segments_.back().root_context) fibers::abandon(std::move(segments_.back().root_context));
   segments_.pop_back();
+  refresh_segment();
 }
 
 
@@ -105,7 +109,7 @@ WasmFiber* FiberRuntime::fiber_operand(uint64_t handle, FiberOutcome& trap) {
   return f;
 }
 
-fiber_context* FiberRuntime::context_slot_of_current() { return context_slot_of(current_); }
+fiber_context* FiberRuntime::context_slot_of_current() { return context_slot_of(state_.current); }
 
 void FiberRuntime::arrived(fiber_context&& from) {
   if (dying_stack_) {
@@ -137,10 +141,18 @@ bool FiberRuntime::ensure_started(WasmFiber* f, bool deliver_event) {
 FiberOutcome FiberRuntime::transfer(fiber_context* dest, fiber_context* save_to) {
   runtime::ExecStack* mine = interp_.current_stack();
   pending_store_ = save_to;
-  fiber_context from = std::move(*dest).resume();
+  // Both tiers switch from this one call site (SwitchPlan), so resuming by RET
+  // keeps return prediction exact.
+  fiber_context from = fibers::resume_from_shared_site(std::move(*dest));
   arrived(std::move(from));
   interp_.set_current_stack(mine);
-  return outcome_;
+  return state_.outcome;
+}
+
+FiberOutcome FiberRuntime::arrived_raw(void* from, runtime::ExecStack* mine) {
+  if (from) arrived(fibers::detail::Access::make(from));
+  interp_.set_current_stack(mine);
+  return state_.outcome;
 }
 
 void FiberRuntime::transfer_dying(fiber_context* dest, fibers::Stack dying) {
@@ -199,13 +211,13 @@ fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool 
   if (deliver_event) {
     // A fresh fiber receives its first event at the function-level clauses.
     const DispatchSite* site = cf->entry_site;
-    const fibers::DispatchTable::Entry* e = site ? site->table.find(outcome_.tag) : nullptr;
+    const fibers::DispatchTable::Entry* e = site ? site->table.find(state_.outcome.tag) : nullptr;
     if (!e) {
       result = make_error(ErrorKind::Trap, runtime::trap_message(runtime::TrapKind::UnhandledEvent));
       return finish(f, std::move(result), fp, 0);
     }
     const DispatchSite::Clause& clause = site->clauses[e->value];
-    if (payload_slots_) std::memcpy(fp + clause.payload_slot, payload_.data(), size_t(payload_slots_) * 8);
+    if (state_.payload_slots) std::memcpy(fp + clause.payload_slot, state_.payload, size_t(state_.payload_slots) * 8);
     start = cf->code.data() + clause.code_pos;
   }
   result = execute(interp_, cf, fp, start);
@@ -222,11 +234,11 @@ fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot
   pending_store_ = nullptr;
   if (result.ok()) {
     // Normal return: the parent continues after its pending instruction.
-    outcome_ = FiberOutcome{FiberOutcome::Kind::Return, runtime::TrapKind::Unreachable, 0};
-    if (payload_.size() < result_slots) payload_.resize(result_slots);
-    if (result_slots) std::memcpy(payload_.data(), results, size_t(result_slots) * 8);
-    payload_slots_ = result_slots;
-    current_ = parent;
+    state_.outcome = FiberOutcome{FiberOutcome::Kind::Return, runtime::TrapKind::Unreachable, 0};
+    uint64_t* out = payload_area(result_slots);
+    if (result_slots) std::memcpy(out, results, size_t(result_slots) * 8);
+    state_.payload_slots = result_slots;
+    state_.current = parent;
     if (parent) parent->state = FiberState::Running;
     return std::move(*context_slot_of(parent));
   }
@@ -234,7 +246,7 @@ fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot
   // trap goes to the host call that started the segment. Suspended fibers are
   // not affected: the dead fibers' children lose their parent but live on.
   abort_error_ = std::move(result).error();
-  outcome_ = FiberOutcome{FiberOutcome::Kind::Abort, runtime::TrapKind::Unreachable, 0};
+  state_.outcome = FiberOutcome{FiberOutcome::Kind::Abort, runtime::TrapKind::Unreachable, 0};
   for (WasmFiber* a = parent; a != nullptr;) {
     WasmFiber* next = a->parent;
     orphan_children(a);
@@ -244,7 +256,7 @@ fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot
     table_.bury(a);
     a = next;
   }
-  current_ = nullptr;
+  state_.current = nullptr;
   return std::move(segments_.back().root_context);
 }
 
@@ -272,6 +284,7 @@ void FiberRuntime::kill(WasmFiber* f) {
 FiberOutcome FiberRuntime::new_fiber(runtime::FuncInstance* fn, const Slot* args, uint32_t slots, uint64_t& handle) {
   WasmFiber* f = table_.create();
   if (!f) return trap_outcome(runtime::TrapKind::TooManyFibers);
+  refresh_fiber_lookup();
   f->function = fn;
   f->args.assign(reinterpret_cast<const uint64_t*>(args), reinterpret_cast<const uint64_t*>(args) + slots);
   handle = fibers::FiberTable::handle_of(*f);
@@ -281,6 +294,7 @@ FiberOutcome FiberRuntime::new_fiber(runtime::FuncInstance* fn, const Slot* args
 FiberRuntime::SwitchPlan FiberRuntime::plan_spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots) {
   WasmFiber* f = table_.create();
   if (!f) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
+  refresh_fiber_lookup();
   f->function = fn;
   f->args.assign(reinterpret_cast<const uint64_t*>(args), reinterpret_cast<const uint64_t*>(args) + slots);
   if (!ensure_started(f, false)) {
@@ -288,11 +302,11 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_spawn(runtime::FuncInstance* fn, con
     return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   }
   fiber_context* save = context_slot_of_current();
-  table_.set_parent(f, current_);
-  if (current_) current_->state = FiberState::Waiting;
+  table_.set_parent(f, state_.current);
+  if (state_.current) state_.current->state = FiberState::Waiting;
   f->state = FiberState::Running;
   f->segment = segments_.back().id;
-  current_ = f;
+  state_.current = f;
   return {&f->context, save, {}};
 }
 
@@ -306,11 +320,11 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag
   // A started fiber (the common case) needs neither a stack nor re-parenting.
   if (!t->stack && !ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   fiber_context* save = context_slot_of_current();
-  if (t->parent != current_) table_.set_parent(t, current_);
-  if (current_) current_->state = FiberState::Waiting;
+  if (t->parent != state_.current) table_.set_parent(t, state_.current);
+  if (state_.current) state_.current->state = FiberState::Waiting;
   t->state = FiberState::Running;
   t->segment = segments_.back().id;
-  current_ = t;
+  state_.current = t;
   set_payload(tag, payload, slots);
   return {&t->context, save, {}};
 }
@@ -318,10 +332,10 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag
 FiberRuntime::SwitchPlan FiberRuntime::plan_suspend(uint64_t self, uint64_t tag, const Slot* payload,
                                                     uint32_t slots) {
   if (!is_current(self)) return no_switch(trap_outcome(runtime::TrapKind::NotRunningFiber));
-  WasmFiber* c = current_;
+  WasmFiber* c = state_.current;
   WasmFiber* p = c->parent;
   c->state = FiberState::Suspended;
-  current_ = p;
+  state_.current = p;
   if (p) p->state = FiberState::Running;
   set_payload(tag, payload, slots);
   return {context_slot_of(p), &c->context, {}};
@@ -332,14 +346,14 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return no_switch(trap);
-  if (t == current_) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
+  if (t == state_.current) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
   if (t->state == FiberState::Waiting) {
     if (!is_ancestor(t)) return no_switch(trap_outcome(runtime::TrapKind::CrossHostFrame));
     // Pop the chain down to the ancestor: everything above it is suspended.
     fiber_context* save = context_slot_of_current();
-    for (WasmFiber* x = current_; x != t; x = x->parent) x->state = FiberState::Suspended;
+    for (WasmFiber* x = state_.current; x != t; x = x->parent) x->state = FiberState::Suspended;
     t->state = FiberState::Running;
-    current_ = t;
+    state_.current = t;
     set_payload(tag, payload, slots);
     return {&t->context, save, {}};
   }
@@ -352,29 +366,29 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_switch_to(uint64_t self, uint64_t ta
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return no_switch(trap);
-  if (t == current_) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
+  if (t == state_.current) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
   if (t->state == FiberState::Waiting) return plan_suspend_to(target, tag, payload, slots);
   if (!t->stack && !ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   // T takes C's place on the chain.
-  WasmFiber* c = current_;
+  WasmFiber* c = state_.current;
   c->state = FiberState::Suspended;
   table_.set_parent(t, c->parent);
   t->state = FiberState::Running;
   t->segment = segments_.back().id;
-  current_ = t;
+  state_.current = t;
   set_payload(tag, payload, slots);
   return {&t->context, &c->context, {}};
 }
 
 FiberOutcome FiberRuntime::retire(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots) {
   if (!is_current(self)) return trap_outcome(runtime::TrapKind::NotRunningFiber);
-  WasmFiber* c = current_;
+  WasmFiber* c = state_.current;
   WasmFiber* p = c->parent;
   release_descendants(c);
   fibers::Stack dying = c->stack;
   c->stack = {};
   table_.bury(c);
-  current_ = p;
+  state_.current = p;
   if (p) p->state = FiberState::Running;
   set_payload(tag, payload, slots);
   transfer_dying(context_slot_of(p), dying);
@@ -386,10 +400,10 @@ FiberOutcome FiberRuntime::retireto(uint64_t self, uint64_t target, uint64_t tag
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return trap;
-  if (t == current_) return trap_outcome(runtime::TrapKind::FiberActive);
+  if (t == state_.current) return trap_outcome(runtime::TrapKind::FiberActive);
   if (t->state == FiberState::Waiting && !is_ancestor(t)) return trap_outcome(runtime::TrapKind::CrossHostFrame);
   if (!ensure_started(t, true)) return trap_outcome(runtime::TrapKind::TooManyFibers);
-  WasmFiber* c = current_;
+  WasmFiber* c = state_.current;
   WasmFiber* p = c->parent;
   if (t->state == FiberState::Waiting) {
     for (WasmFiber* x = p; x != t; x = x->parent) x->state = FiberState::Suspended;
@@ -403,7 +417,7 @@ FiberOutcome FiberRuntime::retireto(uint64_t self, uint64_t target, uint64_t tag
   c->stack = {};
   table_.bury(c);
   t->state = FiberState::Running;
-  current_ = t;
+  state_.current = t;
   set_payload(tag, payload, slots);
   transfer_dying(&t->context, dying);
 }

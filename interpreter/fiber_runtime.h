@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/result.h"
@@ -50,6 +51,29 @@ struct FiberOutcome {
   runtime::TrapKind trap = runtime::TrapKind::Unreachable;
   uint64_t tag = 0;
 };
+
+// The part of the fiber runtime's state that a switch reads and writes,
+// gathered in one standard-layout record so that the JIT's inline resume and
+// suspend (jit/compile_fibers.cc) can address it by offsetof: the running
+// fiber, handle resolution, where the segment's root waits, and the transfer
+// area. The runtime keeps it current (after fiber creation and segment
+// changes); generated code only reads the lookups and updates the rest
+// exactly as plan_resume/plan_suspend + transfer would.
+struct SwitchState {
+  fibers::WasmFiber* current = nullptr;       // the running fiber; nullptr = the current segment's root
+  fibers::WasmFiber* const* fibers = nullptr;  // FiberTable::slots(): handle index → fiber
+  uint32_t fiber_count = 0;                    // FiberTable::slot_count()
+  uint32_t segment_id = 0;                     // the current segment's id
+  fiber_context* root_context = nullptr;       // where the current segment's root waits for a fiber
+  FiberOutcome outcome;                        // what the context switched to learns
+  uint64_t* payload = nullptr;                 // the transfer area (at least kInlinePayloadSlots long)
+  uint32_t payload_slots = 0;
+};
+static_assert(std::is_standard_layout_v<SwitchState>);
+
+// Payloads up to this many slots may be written straight into the transfer
+// area (it never shrinks below it).
+inline constexpr uint32_t kInlinePayloadSlots = 16;
 
 // A tier that runs fiber bodies as its own code (the JIT) plugs in here; a
 // fiber whose function it does not run stays with the interpreter. Called
@@ -105,12 +129,18 @@ class FiberRuntime {
   }
 
   // The transfer area: event payloads and fiber results travel here.
-  const uint64_t* payload() const { return payload_.data(); }
-  uint32_t payload_slots() const { return payload_slots_; }
+  const uint64_t* payload() const { return state_.payload; }
+  uint32_t payload_slots() const { return state_.payload_slots; }
   Error take_abort_error() { return std::move(abort_error_); }
 
   const fibers::FiberTable& table() const { return table_; }
-  uint64_t event_tag() const { return outcome_.tag; }  // of the event being delivered
+  uint64_t event_tag() const { return state_.outcome.tag; }  // of the event being delivered
+  SwitchState* switch_state() { return &state_; }
+  // For code that switched on its own (the JIT's inline switch) and was then
+  // resumed by transfer() or a finishing fiber: what a switch call returning
+  // `from` (the raw saved context it delivered, may be null) must do, then the
+  // outcome. `mine` is the resumed context's stack, made current again.
+  FiberOutcome arrived_raw(void* from, runtime::ExecStack* mine);
   void set_body_runner(FiberBodyRunner* runner) { runner_ = runner; }
 
  private:
@@ -122,24 +152,37 @@ class FiberRuntime {
 
   // Inline: it runs on every switch with a payload.
   void set_payload(uint64_t tag, const Slot* payload, uint32_t slots) {
-    outcome_ = FiberOutcome{FiberOutcome::Kind::Event, runtime::TrapKind::Unreachable, tag};
-    if (__builtin_expect(payload_.size() < slots, 0)) payload_.resize(slots);
+    state_.outcome = FiberOutcome{FiberOutcome::Kind::Event, runtime::TrapKind::Unreachable, tag};
+    uint64_t* out = payload_area(slots);
     // Most events carry zero or one value: no call to memcpy for those.
-    uint64_t* out = payload_.data();
     if (slots == 1)
       out[0] = payload[0].u64;
     else if (slots > 1)
       std::memcpy(out, payload, size_t(slots) * sizeof(uint64_t));
-    payload_slots_ = slots;
+    state_.payload_slots = slots;
+  }
+  uint64_t* payload_area(uint32_t slots) {
+    if (__builtin_expect(payload_.size() < slots, 0)) {
+      payload_.resize(slots);
+      state_.payload = payload_.data();
+    }
+    return state_.payload;
+  }
+  // After the fiber table or the segment stack changed.
+  void refresh_fiber_lookup() {
+    state_.fibers = table_.slots();
+    state_.fiber_count = table_.slot_count();
+  }
+  void refresh_segment() {
+    state_.segment_id = segments_.empty() ? 0 : segments_.back().id;
+    state_.root_context = segments_.empty() ? nullptr : &segments_.back().root_context;
   }
   // Resolves a fiber operand, or sets `trap` (null/moribund).
   fibers::WasmFiber* fiber_operand(uint64_t handle, FiberOutcome& trap);
   bool is_ancestor(const fibers::WasmFiber* f) const {
     return f->state == fibers::FiberState::Waiting && f->segment == segments_.back().id;
   }
-  bool is_current(uint64_t handle) const {
-    return current_ != nullptr && fibers::FiberTable::handle_of(*current_) == handle;
-  }
+  bool is_current(uint64_t handle) const { return state_.current != nullptr && state_.current->handle == handle; }
   // Gives a fresh fiber its stack and native context (not yet run); false when
   // no stack is available.
   bool ensure_started(fibers::WasmFiber* f, bool deliver_event);
@@ -168,12 +211,10 @@ class FiberRuntime {
   fibers::FiberTable table_;
   uint32_t next_segment_id_ = 1;
   std::vector<Segment> segments_;
-  fibers::WasmFiber* current_ = nullptr;  // nullptr: the root of the current segment
+  SwitchState state_;  // the running fiber, the transfer area (state_.payload), ...
 
-  // Transfer area and the switch hand-off.
-  FiberOutcome outcome_;
+  // Transfer area storage and the switch hand-off.
   std::vector<uint64_t> payload_;
-  uint32_t payload_slots_ = 0;
   Error abort_error_;
   fiber_context* pending_store_ = nullptr;
   fibers::Stack dying_stack_;

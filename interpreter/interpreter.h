@@ -37,6 +37,9 @@ class Interpreter final : public runtime::Executor {
   // The ExecStack of the context running now (the store's, or a fiber's).
   runtime::ExecStack* current_stack() const { return current_stack_; }
   void set_current_stack(runtime::ExecStack* s) { current_stack_ = s; }
+  // Where current_stack() lives, for the JIT's inline fiber switch, which
+  // restores it when a context resumes.
+  runtime::ExecStack** current_stack_slot() { return &current_stack_; }
   FiberRuntime& fiber_runtime() { return *fibers_; }
 
  private:

@@ -10,7 +10,10 @@
 // runtime's transfer area into its operand slots.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
+#include "fibers/fiber_context.h"
+#include "interpreter/fiber_runtime.h"
 #include "jit/compiler.h"
 #include "jit/context.h"
 
@@ -19,8 +22,33 @@ namespace weft::jit {
 namespace reg = x64::reg;
 
 namespace {
-constexpr int32_t ctx_event_payload = int32_t(offsetof(JitContext, event_payload));
 constexpr int32_t ctx_event_tag = int32_t(offsetof(JitContext, event_tag));
+constexpr int32_t ctx_fiber_state = int32_t(offsetof(JitContext, fiber_state));
+constexpr int32_t ctx_interp_stack = int32_t(offsetof(JitContext, interp_stack));
+constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
+constexpr int32_t ctx_native_limit = int32_t(offsetof(JitContext, native_limit));
+
+// The fiber runtime's switch state and a fiber's switch fields, as the
+// inline resume/suspend address them.
+using interpreter::SwitchState;
+using fibers::FiberSwitchFields;
+constexpr int32_t state_current = int32_t(offsetof(SwitchState, current));
+constexpr int32_t state_fibers = int32_t(offsetof(SwitchState, fibers));
+constexpr int32_t state_fiber_count = int32_t(offsetof(SwitchState, fiber_count));
+constexpr int32_t state_segment_id = int32_t(offsetof(SwitchState, segment_id));
+constexpr int32_t state_root_context = int32_t(offsetof(SwitchState, root_context));
+constexpr int32_t state_kind = int32_t(offsetof(SwitchState, outcome) + offsetof(interpreter::FiberOutcome, kind));
+constexpr int32_t state_tag = int32_t(offsetof(SwitchState, outcome) + offsetof(interpreter::FiberOutcome, tag));
+constexpr int32_t state_payload = int32_t(offsetof(SwitchState, payload));
+constexpr int32_t state_payload_slots = int32_t(offsetof(SwitchState, payload_slots));
+constexpr int32_t fiber_handle = int32_t(offsetof(FiberSwitchFields, handle));
+constexpr int32_t fiber_state = int32_t(offsetof(FiberSwitchFields, state));
+constexpr int32_t fiber_segment = int32_t(offsetof(FiberSwitchFields, segment));
+constexpr int32_t fiber_parent = int32_t(offsetof(FiberSwitchFields, parent));
+constexpr int32_t fiber_context_slot = int32_t(offsetof(FiberSwitchFields, context));
+static_assert(sizeof(interpreter::FiberOutcome::Kind) == 1 && sizeof(fibers::FiberState) == 1,
+              "the inline switch writes and compares them as bytes");
+constexpr uint8_t as_byte(fibers::FiberState s) { return uint8_t(s); }
 
 enum FiberStatusCode : int32_t { kContinue = 0, kTrapped = 1, kEvent = 2 };
 
@@ -78,6 +106,120 @@ void FunctionCompiler::call_fiber_helper(const FiberSite* site) {
   masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_fiber));
 }
 
+// fiber.resume of a started, suspended fiber whose parent is the running
+// context, and fiber.suspend of the running fiber to its parent: the checks
+// and bookkeeping of FiberRuntime::plan_resume / plan_suspend, the payload
+// into the transfer area, and the switch itself, in this function's code
+// (docs/architecture.md, "The baseline JIT": fibers). Anything else — a null,
+// stale, fresh, running or waiting target, a re-parenting resume, a wrong
+// `self` — jumps to `slow` before any state changed, and weft_jit_fiber
+// handles it with the interpreter's semantics and trap order.
+void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vector<Label>& clauses, Label slow,
+                                          Label after) {
+  using fibers::FiberState;
+  const Reg S = reg::rsi, save = reg::rdi, dest = reg::rdx;
+  masm_.load64(S, reg::r12, ctx_fiber_state);
+  Label root = masm_.new_label(), ready = masm_.new_label();
+  if (site.op == Opcode::FiberResume) {
+    // t = fibers[handle.low - 1], if that fiber's handle is this one (a live
+    // fiber, not a stale handle), it is suspended and we are its parent.
+    masm_.load64(reg::rax, reg::rbx, slot_disp(site.target_slot));
+    masm_.lea32(reg::rcx, reg::rax, -1);  // null → 0xFFFFFFFF, out of range
+    masm_.cmp_mem(false, reg::rcx, S, state_fiber_count);
+    masm_.jump_if(Cond::GeU, slow);
+    masm_.load64(dest, S, state_fibers);
+    masm_.load64_scaled(dest, dest, reg::rcx);
+    masm_.cmp_mem64(reg::rax, dest, fiber_handle);
+    masm_.jump_if(Cond::Ne, slow);
+    masm_.cmp8_mem_imm(dest, fiber_state, as_byte(FiberState::Suspended));
+    masm_.jump_if(Cond::Ne, slow);
+    masm_.load64(reg::rcx, S, state_current);
+    masm_.cmp_mem64(reg::rcx, dest, fiber_parent);
+    masm_.jump_if(Cond::Ne, slow);
+    // Committed: the running context waits (its context goes to its fiber,
+    // or to the segment's root slot), t runs in this segment.
+    masm_.test(true, reg::rcx, reg::rcx);
+    masm_.jump_if_zero(root);
+    masm_.store8_imm(reg::rcx, fiber_state, as_byte(FiberState::Waiting));
+    masm_.lea(save, reg::rcx, fiber_context_slot);
+    masm_.jump(ready);
+    masm_.bind(root);
+    masm_.load64(save, S, state_root_context);
+    masm_.bind(ready);
+    masm_.store8_imm(dest, fiber_state, as_byte(FiberState::Running));
+    masm_.load32(reg::rax, S, state_segment_id);
+    masm_.store32(dest, fiber_segment, reg::rax);
+    masm_.store64(S, state_current, dest);
+    masm_.lea(dest, dest, fiber_context_slot);
+  } else {
+    // `self` must be the running fiber; its parent (or the root) runs next.
+    masm_.load64(save, S, state_current);
+    masm_.test(true, save, save);
+    masm_.jump_if_zero(slow);
+    masm_.load64(reg::rax, reg::rbx, slot_disp(site.self_slot));
+    masm_.cmp_mem64(reg::rax, save, fiber_handle);
+    masm_.jump_if(Cond::Ne, slow);
+    masm_.load64(reg::rcx, save, fiber_parent);
+    masm_.store8_imm(save, fiber_state, as_byte(FiberState::Suspended));
+    masm_.store64(S, state_current, reg::rcx);
+    masm_.lea(save, save, fiber_context_slot);
+    masm_.test(true, reg::rcx, reg::rcx);
+    masm_.jump_if_zero(root);
+    masm_.store8_imm(reg::rcx, fiber_state, as_byte(FiberState::Running));
+    masm_.lea(dest, reg::rcx, fiber_context_slot);
+    masm_.jump(ready);
+    masm_.bind(root);
+    masm_.load64(dest, S, state_root_context);
+    masm_.bind(ready);
+  }
+  // The event: {Event, tag} and the payload in the transfer area.
+  masm_.store8_imm(S, state_kind, uint8_t(interpreter::FiberOutcome::Kind::Event));
+  if (site.tag <= uint64_t(INT32_MAX)) {
+    masm_.store64_imm(S, state_tag, int32_t(site.tag));
+  } else {
+    masm_.move_imm(reg::r11, site.tag);
+    masm_.store64(S, state_tag, reg::r11);
+  }
+  if (site.payload_slots) {
+    masm_.load64(reg::r8, S, state_payload);
+    for (uint32_t i = 0; i < site.payload_slots; ++i) {
+      masm_.load64(reg::rax, reg::rbx, slot_disp(site.payload_slot + i));
+      masm_.store64(reg::r8, int32_t(i * 8), reg::rax);
+    }
+  }
+  masm_.store32_imm(S, state_payload_slots, site.payload_slots);
+  // This context's stack and native limit travel above its saved frame, so
+  // whichever switch resumes it, the resume point below restores them.
+  masm_.push_mem(reg::r12, ctx_stack);
+  masm_.push_mem(reg::r12, ctx_native_limit);
+  Label resume = masm_.new_label(), arrival = masm_.new_label();
+  masm_.switch_fiber_stack(save, dest, resume);
+
+  // Resumed (r12 and rbx are ours again). rax = 0: another inline switch
+  // delivered an event; otherwise the assembly switch delivered a context to
+  // store, or a fiber finished or trapped: weft_jit_fiber_arrived sorts it out.
+  masm_.bind(resume);
+  masm_.pop_mem(reg::r12, ctx_native_limit);
+  masm_.pop(reg::rcx);
+  masm_.store64(reg::r12, ctx_stack, reg::rcx);
+  masm_.load64(reg::r11, reg::r12, ctx_interp_stack);
+  masm_.store64(reg::r11, 0, reg::rcx);
+  masm_.test(true, reg::rax, reg::rax);
+  masm_.jump_if_nonzero(arrival);
+  masm_.load64(S, reg::r12, ctx_fiber_state);
+  masm_.cmp8_mem_imm(S, state_kind, uint8_t(interpreter::FiberOutcome::Kind::Event));
+  masm_.jump_if(Cond::Ne, arrival);
+  masm_.load64(reg::rdx, S, state_tag);
+  emit_dispatch(site, clauses);
+  masm_.bind(arrival);
+  masm_.move(reg::rdi, reg::r12);
+  masm_.move(reg::rsi, reg::rax);
+  masm_.move(reg::rdx, reg::rbx);
+  masm_.move_imm(reg::rcx, reinterpret_cast<uint64_t>(&site));
+  masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_fiber_arrived));
+  masm_.jump(after);
+}
+
 // The inline fast path of event delivery: tag identity (rdx) → clause, one
 // probe of the perfect-hash table; a miss is `unhandled event` in this context.
 void FunctionCompiler::emit_dispatch(const FiberSite& site, const std::vector<Label>& targets) {
@@ -89,8 +231,13 @@ void FunctionCompiler::emit_dispatch(const FiberSite& site, const std::vector<La
   const fibers::DispatchTable& table = site.table;
   if (table.size() == 1) {
     // One clause: the table degenerates to one compare.
-    masm_.move_imm(reg::r11, table.slots()[0].key);
-    masm_.cmp(true, reg::rdx, reg::r11);
+    const uint64_t key = table.slots()[0].key;
+    if (key <= uint64_t(INT32_MAX)) {
+      masm_.cmp_imm(true, reg::rdx, int32_t(key));
+    } else {
+      masm_.move_imm(reg::r11, key);
+      masm_.cmp(true, reg::rdx, reg::r11);
+    }
     masm_.jump_if(Cond::Ne, unhandled);
     masm_.jump(targets[table.slots()[0].value]);
     return;
@@ -125,7 +272,8 @@ void FunctionCompiler::event_clause(uint32_t tag_index) {
   const uint32_t slots = instance_.tags[tag_index]->param_slots;
   if (slots) {
     Reg value = alloc_reg();
-    masm_.load64(reg::r11, reg::r12, ctx_event_payload);
+    masm_.load64(reg::r11, reg::r12, ctx_fiber_state);
+    masm_.load64(reg::r11, reg::r11, state_payload);
     for (uint32_t i = 0; i < slots; ++i) {
       masm_.load64(value, reg::r11, int32_t(i * 8));
       masm_.store64(reg::rbx, stack_disp(height() + i), value);
@@ -216,7 +364,18 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
         site->result_slots = uint32_t(g.results.size());
       }
       Label stub = dispatch_stub(*site);
-      call_fiber_helper(site);
+      // Sanitizer builds switch only through fiber_context, which tells ASan.
+      const bool inline_switch = (op == Opcode::FiberResume || op == Opcode::FiberSuspend) &&
+                                 payload <= interpreter::kInlinePayloadSlots && !fibers::detail::kAnnotate;
+      if (inline_switch) {
+        Label slow = masm_.new_label(), after = masm_.new_label();
+        emit_inline_switch(*site, dispatch_stubs_.back().targets, slow, after);
+        masm_.bind(slow);
+        call_fiber_helper(site);
+        masm_.bind(after);
+      } else {
+        call_fiber_helper(site);
+      }
       masm_.cmp_imm(false, reg::rax, kTrapped);
       masm_.jump_if(Cond::Eq, trap_return_);
       if (op == Opcode::FiberSuspend || op == Opcode::FiberSwitch) {

@@ -175,6 +175,11 @@ class FunctionCompiler {
   Label dispatch_stub(FiberSite& site);
   void build_scope(const std::vector<validator::EventClause>& scope, FiberSite& site, std::vector<Label>& targets);
   void call_fiber_helper(const FiberSite* site);
+  // The inline fast path of fiber.resume / fiber.suspend (compile_fibers.cc):
+  // jumps to `slow` before changing anything when a check fails; an event
+  // delivered to this context is dispatched to `clauses` right there; any
+  // other arrival joins the slow call's status handling at `after`.
+  void emit_inline_switch(const FiberSite& site, const std::vector<Label>& clauses, Label slow, Label after);
   void emit_dispatch(const FiberSite& site, const std::vector<Label>& targets);  // tag in rdx
   void fiber_stubs();
 

@@ -20,6 +20,7 @@
 
 namespace weft::interpreter {
 class Interpreter;
+struct SwitchState;
 }
 
 namespace weft::jit {
@@ -44,11 +45,13 @@ struct JitContext {
   runtime::ExecStack* stack = nullptr;
   uintptr_t native_limit = 0;           // lowest rsp a function entry may see (per context)
   uint64_t* fuel = nullptr;             // the store's budget, shared by all fibers
-  // The event being delivered to an event clause: the clause's code copies
-  // its payload (the fiber runtime's transfer area) into its operand slots;
-  // a fresh fiber's clause entry dispatches on `event_tag`.
-  const uint64_t* event_payload = nullptr;
-  uint64_t event_tag = 0;
+  // The fiber runtime's switch state: the inline resume/suspend read and
+  // update it, and an event clause copies its payload from its transfer area.
+  interpreter::SwitchState* fiber_state = nullptr;
+  // The interpreter's current_stack(), which a context resumed by the inline
+  // switch restores together with `stack`.
+  runtime::ExecStack** interp_stack = nullptr;
+  uint64_t event_tag = 0;  // a fresh fiber's first event (its clause entry dispatches on it)
   interpreter::Interpreter* interp = nullptr;  // runs fallback functions; owns the fiber runtime
   TrapState* trap = nullptr;
   uintptr_t root_native_limit = 0;  // native_limit while on the thread's own stack
@@ -92,14 +95,19 @@ uint32_t weft_jit_memory_grow(runtime::MemoryInstance* memory, uint32_t delta_pa
 // A fiber instruction (jit/compile_fibers.cc): its operands sit in the frame
 // slots `site` names. Returns {status, tag}: status 0 = continue after the
 // instruction (results written to their slots), 1 = trap recorded for
-// `self`, 2 = an event arrived: `tag` is its identity and
-// ctx->event_payload its payload; the code dispatches through `site->table`.
+// `self`, 2 = an event arrived: `tag` is its identity, the payload is in the
+// fiber runtime's transfer area; the code dispatches through `site->table`.
 struct FiberStatus {
   uint64_t status;
   uint64_t tag;
 };
 struct FiberSite;
 FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const FiberSite* site);
+// The inline switch's resume point, when this context was resumed by anything
+// but another inline switch delivering an event: `from` is what the switch
+// delivered in rax (a saved context to store, or null). Finishes the arrival
+// and returns what weft_jit_fiber would have.
+FiberStatus weft_jit_fiber_arrived(JitContext* ctx, void* from, uint64_t* fp, const FiberSite* site);
 }
 
 // How many "  at " backtrace lines an Error's detail has.

@@ -27,6 +27,8 @@ JitExecutor::JitExecutor(runtime::Store& store) : store_(store), interp_(store) 
   ctx_.stack = &store.stack();
   ctx_.fuel = &store.stack().fuel;
   ctx_.interp = &interp_;
+  ctx_.fiber_state = interp_.fiber_runtime().switch_state();
+  ctx_.interp_stack = interp_.current_stack_slot();
   ctx_.trap = &trap_;
   interp_.fiber_runtime().set_body_runner(this);
 }
@@ -214,7 +216,6 @@ Result<void> JitExecutor::run(runtime::FuncInstance* fn, interpreter::Slot* fp, 
     entry = fn->native_clause_entry;
     if (!entry) return make_error(ErrorKind::Trap, runtime::trap_message(runtime::TrapKind::UnhandledEvent));
     ctx_.event_tag = interp_.fiber_runtime().event_tag();
-    ctx_.event_payload = interp_.fiber_runtime().payload();
   }
   uint32_t status = reinterpret_cast<NativeEntry>(entry)(&ctx_, reinterpret_cast<uint64_t*>(fp), fn);
   if (status != 0) return take_trap();

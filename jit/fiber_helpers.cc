@@ -17,6 +17,11 @@ void sync_after_switch(JitContext* ctx) {
   ctx->native_limit = stack->native_floor ? stack->native_floor : ctx->root_native_limit;
 }
 
+namespace {
+FiberStatus finish_fiber_instruction(JitContext* ctx, uint64_t* fp, const FiberSite* site,
+                                     const interpreter::FiberOutcome& outcome);
+}  // namespace
+
 extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const FiberSite* site) {
   using interpreter::FiberOutcome;
   interpreter::FiberRuntime& fibers = ctx->interp->fiber_runtime();
@@ -52,6 +57,23 @@ extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const Fiber
   const FiberOutcome outcome = fibers.transfer_to(plan);
   // This context runs again (possibly much later): its stack is current.
   sync_after_switch(ctx);
+  return finish_fiber_instruction(ctx, fp, site, outcome);
+}
+
+extern "C" FiberStatus weft_jit_fiber_arrived(JitContext* ctx, void* from, uint64_t* fp, const FiberSite* site) {
+  // The resume point already restored ctx->stack (and the interpreter's).
+  const interpreter::FiberOutcome outcome = ctx->interp->fiber_runtime().arrived_raw(from, ctx->stack);
+  sync_after_switch(ctx);
+  return finish_fiber_instruction(ctx, fp, site, outcome);
+}
+
+namespace {
+// What a fiber instruction does once its context runs again: the outcome of
+// the switch (or of the instruction, if it did not switch) as a status.
+FiberStatus finish_fiber_instruction(JitContext* ctx, uint64_t* fp, const FiberSite* site,
+                                     const interpreter::FiberOutcome& outcome) {
+  using interpreter::FiberOutcome;
+  interpreter::FiberRuntime& fibers = ctx->interp->fiber_runtime();
   switch (outcome.kind) {
     case FiberOutcome::Kind::Done:
       return {0, 0};
@@ -60,7 +82,6 @@ extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const Fiber
       if (site->result_slots) std::memcpy(fp + site->result_slot, fibers.payload(), size_t(site->result_slots) * 8);
       return {0, 0};
     case FiberOutcome::Kind::Event:
-      ctx->event_payload = fibers.payload();
       return {2, outcome.tag};
     case FiberOutcome::Kind::Abort:
       // A fiber of this segment trapped: the trap (with the fiber's frames)
@@ -75,5 +96,6 @@ extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const Fiber
   weft_jit_trap(ctx, site->self, uint32_t(outcome.trap), 0);
   return {1, 0};
 }
+}  // namespace
 
 }  // namespace weft::jit

@@ -91,4 +91,12 @@ weft_jump_fcontext:
         .cfi_endproc
         .size   weft_jump_fcontext, .-weft_jump_fcontext
 
+/* The x86_64 switch has a second entry that resumes by RET instead of an
+ * indirect jump (see jump_x86_64_sysv_elf_gas.S, "Return prediction"). This
+ * one already resumes by RET, so both names are the same code here. */
+        .globl  weft_jump_fcontext_ret
+        .hidden weft_jump_fcontext_ret
+        .type   weft_jump_fcontext_ret, %function
+        .set    weft_jump_fcontext_ret, weft_jump_fcontext
+
         weft_object_notes

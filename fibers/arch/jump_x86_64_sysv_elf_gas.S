@@ -20,21 +20,39 @@
  *   Offsets are named in fibers/arch/layout_x86_64_sysv.h, shared with C++.
  *
  * Only callee-saved state is kept: everything else is already dead at a call.
- * The FP control words are compared and reloaded only when the target's differ
- * from ours (LDMXCSR/FLDCW are slow, partially serializing instructions, and in
- * practice all fibers share one FP mode). If only the sticky MXCSR exception
- * flags differ the target keeps ours, which the ABI allows: flags are caller-saved.
+ * The FP control words are reloaded unconditionally, as Boost.Context does:
+ * measured on AMD EPYC (bench/fiber_switch, docs/performance.md P1), comparing
+ * them first and reloading only on a difference cost 2 ns more per round trip
+ * than the plain LDMXCSR + FLDCW, because the compare waits for the STMXCSR
+ * just stored. (The sticky MXCSR flags travel with the context; the ABI
+ * leaves them to the caller, so either is allowed.)
+ *
+ * Return prediction. Two entry points differ only in how they resume:
+ *  - weft_jump_fcontext ends in an indirect JMP. Right for contexts that switch
+ *    from different call sites (fiber_context::resume() inlined into each
+ *    caller, as in a ping-pong): no RET is executed, so the return-stack
+ *    predictor is not consulted, and the indirect-branch predictor learns
+ *    where each site's jump goes.
+ *  - weft_jump_fcontext_ret ends in RET. Right when every context switches from
+ *    one shared call site (weft's Wasm fiber runtime, FiberRuntime::transfer):
+ *    the resume address is then the same return address the predictor has on
+ *    top, and the calls and returns the two contexts make afterwards stay paired.
+ *    With a JMP there, each switch leaves one return-stack entry unpopped and
+ *    every later return of the resumed context is predicted one entry off.
  */
 
 #include "fibers/arch/layout_x86_64_sysv.h"
 
         .file   "jump_x86_64_sysv_elf_gas.S"
         .text
-        .globl  weft_jump_fcontext
-        .hidden weft_jump_fcontext
-        .type   weft_jump_fcontext, @function
+
+/* The whole switch, parameterised by how it resumes the target (see above). */
+.macro weft_switch_fcontext name, resume_by_ret
+        .globl  \name
+        .hidden \name
+        .type   \name, @function
         .p2align 4
-weft_jump_fcontext:
+\name:
         .cfi_startproc
         WEFT_ENDBR                                  /* IBT landing pad: may be reached through a pointer */
         leaq    -WEFT_FCTX_RESERVE(%rsp), %rsp      /* reserve the frame below our return address (RIP slot) */
@@ -59,37 +77,31 @@ weft_jump_fcontext:
         movq    %rsp, %rax                          /* rax = our fcontext: first half of the target's transfer_t */
         movq    %rdi, %rsp                          /* switch stacks: from here on we run as the target (same frame shape, so the CFI still holds) */
 
-        movl    WEFT_FCTX_MXCSR(%rax), %ecx         /* our MXCSR, as just saved */
-        xorl    WEFT_FCTX_MXCSR(%rsp), %ecx         /* bits that differ from the target's saved MXCSR */
-        testl   $WEFT_MXCSR_CONTROL_MASK, %ecx      /* do any control bits differ? */
-        jnz     .Lload_mxcsr                        /* rare: the fibers run in different FP modes */
-.Lmxcsr_done:
-        movzwl  WEFT_FCTX_X87CW(%rax), %ecx         /* our x87 control word */
-        cmpw    WEFT_FCTX_X87CW(%rsp), %cx          /* same as the target's? */
-        jne     .Lload_x87cw                        /* rare: different x87 precision/rounding */
-.Lx87cw_done:
-        .cfi_remember_state
+        ldmxcsr WEFT_FCTX_MXCSR(%rsp)               /* the target's MXCSR ... */
+        fldcw   WEFT_FCTX_X87CW(%rsp)               /* ... and x87 control word (unconditionally, see above) */
         movq    WEFT_FCTX_R12(%rsp), %r12           /* restore R12 */
         movq    WEFT_FCTX_R13(%rsp), %r13           /* restore R13 */
         movq    WEFT_FCTX_R14(%rsp), %r14           /* restore R14 */
         movq    WEFT_FCTX_R15(%rsp), %r15           /* restore R15 */
         movq    WEFT_FCTX_RBX(%rsp), %rbx           /* restore RBX */
         movq    WEFT_FCTX_RBP(%rsp), %rbp           /* restore RBP */
+        movq    %rsi, %rdx                          /* rdx = data: second half of the transfer_t */
+.if \resume_by_ret
+        leaq    WEFT_FCTX_RESERVE(%rsp), %rsp       /* pop the frame: RSP points at the target's resume address */
+        .cfi_def_cfa_offset 8
+        ret                                         /* resume: pops the RIP slot */
+.else
         movq    WEFT_FCTX_RIP(%rsp), %r8            /* resume address of the target */
         .cfi_register rip, r8
         leaq    WEFT_FCTX_SIZE(%rsp), %rsp          /* pop the frame and the RIP slot: RSP is the target's again */
         .cfi_def_cfa_offset 0
-        movq    %rsi, %rdx                          /* rdx = data: second half of the transfer_t */
-        notrack jmp *%r8                            /* resume (a jump, not RET: the return-stack predictor would miss) */
-        .cfi_restore_state                          /* the out-of-line reloads below still run inside the frame */
-
-.Lload_mxcsr:
-        ldmxcsr WEFT_FCTX_MXCSR(%rsp)               /* take over the target's MXCSR */
-        jmp     .Lmxcsr_done
-.Lload_x87cw:
-        fldcw   WEFT_FCTX_X87CW(%rsp)               /* take over the target's x87 control word */
-        jmp     .Lx87cw_done
+        notrack jmp *%r8                            /* resume */
+.endif
         .cfi_endproc
-        .size   weft_jump_fcontext, .-weft_jump_fcontext
+        .size   \name, .-\name
+.endm
+
+        weft_switch_fcontext weft_jump_fcontext, 0
+        weft_switch_fcontext weft_jump_fcontext_ret, 1
 
         weft_object_notes

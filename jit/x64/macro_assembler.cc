@@ -1,6 +1,8 @@
 // x86-64 expansions of the macro-assembler operations (asmjit x86::Assembler).
 #include "jit/x64/macro_assembler.h"
 
+#include "fibers/arch/layout_x86_64_sysv.h"
+
 #include <algorithm>
 #include <cstring>
 #include <utility>
@@ -631,6 +633,83 @@ void MacroAssembler::inc_mem32(Reg base, int32_t disp, int32_t delta) {
     *p++ = uint8_t(delta);
     commit(p);
   }
+}
+
+void MacroAssembler::push_mem(Reg base, int32_t disp) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0xFF, 6, base, disp));  // FF /6
+}
+void MacroAssembler::pop_mem(Reg base, int32_t disp) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0x8F, 0, base, disp));  // 8F /0
+}
+void MacroAssembler::store8_imm(Reg base, int32_t disp, uint8_t value) {
+  if (uint8_t* p = reserve()) {
+    p = put_rm(p, false, 0xC6, 0, base, disp);  // C6 /0 ib
+    *p++ = value;
+    commit(p);
+  }
+}
+void MacroAssembler::store32_imm(Reg base, int32_t disp, uint32_t value) {
+  if (uint8_t* p = reserve()) commit(put_imm32(put_rm(p, false, 0xC7, 0, base, disp), value));  // C7 /0 id
+}
+void MacroAssembler::load64_scaled(Reg dst, Reg base, Reg index) {
+  asm_.mov(q(dst), x86::ptr(q(base), q(index), 3));
+}
+void MacroAssembler::lea32(Reg dst, Reg base, int32_t disp) { asm_.lea(d(dst), x86::ptr(q(base), disp)); }
+void MacroAssembler::cmp8_mem_imm(Reg base, int32_t disp, uint8_t value) {
+  if (uint8_t* p = reserve()) {
+    p = put_rm(p, false, 0x80, 7, base, disp);  // 80 /7 ib
+    *p++ = value;
+    commit(p);
+  }
+}
+
+void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume) {
+  // Build the frame top-down with pushes: RIP = `resume`, then the registers
+  // in the layout's order, the owner, and the FP control words at offset 0.
+  static_assert(WEFT_FCTX_RIP == 0x40 && WEFT_FCTX_RBP == 0x38 && WEFT_FCTX_RBX == 0x30 && WEFT_FCTX_R15 == 0x28 &&
+                    WEFT_FCTX_R14 == 0x20 && WEFT_FCTX_R13 == 0x18 && WEFT_FCTX_R12 == 0x10 &&
+                    WEFT_FCTX_OWNER == 0x08 && WEFT_FCTX_MXCSR == 0 && WEFT_FCTX_X87CW == 4,
+                "the push order below follows fibers/arch/layout_x86_64_sysv.h");
+  if (uint8_t* p = reserve()) {
+    // lea rax, [rip + resume]
+    *p++ = 0x48;
+    *p++ = 0x8D;
+    *p++ = 0x05;
+    const uint32_t field = uint32_t(p - asm_._bufferData);
+    refer(resume, field, field + 4);
+    commit(put_imm32(p, 0));
+  }
+  push(reg::rax);
+  for (Reg r : {reg::rbp, reg::rbx, reg::r15, reg::r14, reg::r13, reg::r12}) push(r);
+  {
+    // mov rax, fs:[0] — the thread pointer, the frame's owner.
+    x86::Mem tp = x86::qword_ptr_abs(0);
+    tp.setSegment(x86::fs);
+    asm_.mov(x86::rax, tp);
+  }
+  push(reg::rax);
+  int_op_imm(IntOp::Sub, true, reg::rsp, 8);
+  asm_.stmxcsr(x86::dword_ptr(x86::rsp, WEFT_FCTX_MXCSR));
+  asm_.fnstcw(x86::word_ptr(x86::rsp, WEFT_FCTX_X87CW));
+  store64(save_slot, 0, reg::rsp);
+  // The target: its frame, as fibers/arch's switch restores it, except the FP
+  // control words. Every context of a Wasm fiber runtime is suspended at a
+  // fiber instruction of Wasm code on this thread, which cannot change FP
+  // modes, so they all run in the thread's one mode and reloading it (a slow,
+  // serializing LDMXCSR/FLDCW) would change nothing. They are still saved
+  // above: the assembly switch reloads them when it resumes this frame.
+  load64(reg::rsp, dest_slot, 0);
+  store64_imm(dest_slot, 0, 0);
+  load64(reg::r12, reg::rsp, WEFT_FCTX_R12);
+  load64(reg::r13, reg::rsp, WEFT_FCTX_R13);
+  load64(reg::r14, reg::rsp, WEFT_FCTX_R14);
+  load64(reg::r15, reg::rsp, WEFT_FCTX_R15);
+  load64(reg::rbx, reg::rsp, WEFT_FCTX_RBX);
+  load64(reg::rbp, reg::rsp, WEFT_FCTX_RBP);
+  load64(reg::rcx, reg::rsp, WEFT_FCTX_RIP);
+  lea(reg::rsp, reg::rsp, WEFT_FCTX_SIZE);
+  move_imm(reg::rax, 0);
+  if (uint8_t* p = reserve()) commit(put_rr(p, false, 0xFF, reg::rcx, 4));  // jmp rcx: FF /4
 }
 
 }  // namespace weft::jit::x64

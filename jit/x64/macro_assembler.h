@@ -153,6 +153,26 @@ class MacroAssembler {
   void pop(Reg r);
   void ret();
   void cmp_rsp_mem(Reg base, int32_t disp);  // cmp rsp, [base + disp]
+  void push_mem(Reg base, int32_t disp);     // push qword [base + disp]
+  void pop_mem(Reg base, int32_t disp);      // pop qword [base + disp]
+  void store8_imm(Reg base, int32_t disp, uint8_t value);  // mov byte [base + disp], value
+  void store32_imm(Reg base, int32_t disp, uint32_t value);  // mov dword [base + disp], value
+  void load64_scaled(Reg dst, Reg base, Reg index);  // mov dst, [base + index * 8]
+  void lea32(Reg dst, Reg base, int32_t disp);       // lea dst32, [base + disp] (zero-extends)
+  void cmp8_mem_imm(Reg base, int32_t disp, uint8_t value);  // cmp byte [base + disp], value
+
+  // The inline fiber switch (jit/compile_fibers.cc): suspends this context in
+  // the saved-context frame of fibers/arch/layout_x86_64_sysv.h with resume
+  // address `resume`, stores its stack pointer in [save_slot], then resumes
+  // the context whose stack pointer is in [dest_slot] (and clears the slot)
+  // as the fibers/arch switch would, with rax = 0 ("nothing to store": this
+  // code stored its own context). Either side may have been suspended by the
+  // assembly switch instead, so every callee-saved register and both FP
+  // control words are saved and all registers restored (the FP words are not
+  // reloaded: see the definition); the resume is an indirect jump, which the
+  // branch predictor learns per switch site. Clobbers every register but
+  // save_slot and dest_slot (which must not be rax, rcx or rsp).
+  void switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume);
   void inc_mem32(Reg base, int32_t disp, int32_t delta);  // add dword [base + disp], delta
 
   asmjit::x86::Assembler& raw() { return asm_; }
