@@ -9,7 +9,7 @@ NATIVE_PACKAGES=(
   wabt binaryen libboost-context-dev
   clang lld wasi-libc libclang-rt-14-dev-wasm32 libclang-rt-14-dev
   g++-aarch64-linux-gnu qemu-user
-  nodejs python3
+  nodejs python3 valgrind
 )
 ARM64_PACKAGES=(libgtest-dev:arm64 libasmjit-dev:arm64)
 

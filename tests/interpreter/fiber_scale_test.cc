@@ -20,6 +20,20 @@ uint64_t resident_bytes() {
   return resident * 4096;
 }
 
+// Page-table memory of this process in bytes (VmPTE of /proc/self/status):
+// not part of the resident set, but what a suspended fiber's reservation
+// costs the kernel besides its pages.
+uint64_t page_table_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    uint64_t kib = 0;
+    if (key == "VmPTE:" && status >> kib) return kib * 1024;
+    status.ignore(1 << 20, '\n');
+  }
+  return 0;
+}
+
 constexpr const char* kScheduler = R"((module
   (type $task (fiber (result i32)))
   (tag $go (param i32))
@@ -70,7 +84,10 @@ constexpr const char* kScheduler = R"((module
       (br $l)))))
 )";
 
-TEST(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
+class FiberScale : public ::testing::TestWithParam<Tier> {};
+
+// Default settings (the default fiber stack reservation, 4 MiB) on each tier.
+TEST_P(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
   constexpr uint32_t kFibers = 100000;
   // Bound on resident memory per started, suspended fiber: the P4 target
   // (docs/performance.md). The hot top of its native stack and the start of
@@ -78,8 +95,7 @@ TEST(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
   // costs about one page; the old layout (three pages, ~12.4 KiB) fails this.
   constexpr uint64_t kMaxBytesPerFiber = 8 * 1024;
   Config config;
-  config.tier = Tier::Interpreter;
-  config.fiber_stack_size = 128 * 1024;
+  config.tier = GetParam();
   Engine engine(config);
   Store store(engine);
   auto module = WasmModule::from_text(engine, kScheduler);
@@ -89,14 +105,18 @@ TEST(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
   const std::vector<Value> n{Value::i32(kFibers)};
 
   const uint64_t before = resident_bytes();
+  const uint64_t tables_before = page_table_bytes();
   ASSERT_TRUE(store.call(*instance->get_export("create"), n).ok());
   auto sum = store.call(*instance->get_export("round"), n);
   ASSERT_TRUE(sum.ok()) << sum.error().to_string();
   // Every task yielded 2*i.
   EXPECT_EQ((*sum)[0].as_i64(), uint64_t(kFibers) * (kFibers - 1));
   const uint64_t after = resident_bytes();
+  const uint64_t tables_after = page_table_bytes();
   const uint64_t per_fiber = (after > before ? after - before : 0) / kFibers;
-  std::printf("resident memory per suspended fiber: %llu bytes\n", (unsigned long long)per_fiber);
+  std::printf("resident memory per suspended fiber: %llu bytes; page tables: %llu bytes\n",
+              (unsigned long long)per_fiber,
+              (unsigned long long)((tables_after > tables_before ? tables_after - tables_before : 0) / kFibers));
   EXPECT_LE(per_fiber, kMaxBytesPerFiber);
 
   ASSERT_TRUE(store.call(*instance->get_export("release_all"), n).ok());
@@ -105,6 +125,11 @@ TEST(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().message, "null fiber reference");
 }
+
+INSTANTIATE_TEST_SUITE_P(Tiers, FiberScale, ::testing::Values(Tier::Interpreter, Tier::Jit),
+                         [](const ::testing::TestParamInfo<Tier>& info) {
+                           return info.param == Tier::Jit ? "Jit" : "Interpreter";
+                         });
 
 }  // namespace
 }  // namespace weft
