@@ -261,10 +261,27 @@ fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot
 }
 
 void FiberRuntime::release_descendants(WasmFiber* f) {
-  std::vector<WasmFiber*> children;
-  for (WasmFiber* c = f->first_child; c; c = c->next_sibling)
-    if (c->state == FiberState::Suspended || c->state == FiberState::Fresh) children.push_back(c);
-  for (WasmFiber* c : children) kill(c);
+  // Iterative, not recursive: a chain of suspended fibers may be hundreds of
+  // thousands deep, and this may run on a fiber's small native stack.
+  std::vector<WasmFiber*> work;
+  auto push_children = [&work](WasmFiber* parent) {
+    for (WasmFiber* c = parent->first_child; c; c = c->next_sibling)
+      if (c->state == FiberState::Suspended || c->state == FiberState::Fresh) work.push_back(c);
+  };
+  push_children(f);
+  while (!work.empty()) {
+    WasmFiber* c = work.back();
+    work.pop_back();
+    push_children(c);  // before bury() unlinks c: its children are still listed under it
+    free_fiber(c);
+  }
+}
+
+void FiberRuntime::free_fiber(WasmFiber* f) {
+  if (f->context) fibers::abandon(std::move(f->context));
+  if (f->stack) pool_.release(f->stack);
+  f->stack = {};
+  table_.bury(f);
 }
 
 void FiberRuntime::orphan_children(WasmFiber* f) {
@@ -273,10 +290,7 @@ void FiberRuntime::orphan_children(WasmFiber* f) {
 
 void FiberRuntime::kill(WasmFiber* f) {
   release_descendants(f);
-  if (f->context) fibers::abandon(std::move(f->context));
-  if (f->stack) pool_.release(f->stack);
-  f->stack = {};
-  table_.bury(f);
+  free_fiber(f);
 }
 
 // ---- instructions --------------------------------------------------------------
@@ -387,6 +401,8 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_switch_to(uint64_t self, uint64_t ta
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return no_switch(trap);
   if (t == state_.current) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
+  // Running but not current: it made the host call this segment runs under.
+  if (t->state == FiberState::Running) return no_switch(trap_outcome(runtime::TrapKind::CrossHostFrame));
   if (t->state == FiberState::Waiting) return plan_suspend_to(target, tag, payload, slots);
   if (!t->stack && !ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
   // T takes C's place on the chain.
@@ -421,7 +437,10 @@ FiberOutcome FiberRuntime::retireto(uint64_t self, uint64_t target, uint64_t tag
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return trap;
   if (t == state_.current) return trap_outcome(runtime::TrapKind::FiberActive);
-  if (t->state == FiberState::Waiting && !is_ancestor(t)) return trap_outcome(runtime::TrapKind::CrossHostFrame);
+  // Running but not current (it made the host call this segment runs under),
+  // or waiting below that host frame.
+  if (t->state == FiberState::Running || (t->state == FiberState::Waiting && !is_ancestor(t)))
+    return trap_outcome(runtime::TrapKind::CrossHostFrame);
   if (!ensure_started(t, true)) return trap_outcome(runtime::TrapKind::TooManyFibers);
   WasmFiber* c = state_.current;
   WasmFiber* p = c->parent;

@@ -201,6 +201,7 @@ class FiberRuntime {
   fiber_context finish(fibers::WasmFiber* f, Result<void> result, const Slot* results, uint32_t result_slots);
   // Frees a fiber that is not running: its stack, its suspended descendants, its slot.
   void kill(fibers::WasmFiber* f);
+  void free_fiber(fibers::WasmFiber* f);  // frees one fiber that is not running (not its descendants)
   void release_descendants(fibers::WasmFiber* f);
   void orphan_children(fibers::WasmFiber* f);
 
