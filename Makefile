@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit bench bench-quick clean
+.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit bench bench-quick bench-fibers clean
 
 all: build
 
@@ -67,6 +67,16 @@ bench-quick: deps
 	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
 	cmake --build build-bench -j $(JOBS) --target weft fiber_switch compile_speed
 	python3 bench/run.py --quick --build-dir build-bench
+
+# The fiber section alone (~1.5 min after the build): P1-P4, the depth sweep
+# (the generator yielding from 1, 4, 16, 64 calls down: fibers on both tiers,
+# plain calls, Asyncify on node and weft) and instructions per round trip
+# under callgrind; ends with Markdown tables for docs/performance.md, also
+# written to build-bench/bench-fibers.md.
+bench-fibers: deps
+	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
+	cmake --build build-bench -j $(JOBS) --target weft fiber_switch
+	python3 bench/run.py --only fibers --build-dir build-bench --output build-bench/bench-fibers.md
 
 # libFuzzer on the decoder, the text parsers, execution (fuel-limited) and
 # generated fiber-heavy programs, seeded with the suite's modules

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""weft benchmark driver: `make bench` (full) and `make bench-quick` (smoke run).
+"""weft benchmark driver: `make bench` (full), `make bench-quick` (smoke run)
+and `make bench-fibers` (`--only fibers`: P1-P4, the depth sweep and the
+callgrind instruction counts, with Markdown tables for docs/performance.md).
 
 Builds the benchmark programs into BUILD_DIR/bench-programs, runs every engine
 on every benchmark round-robin (one run of each engine, then the next round:
@@ -37,6 +39,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
@@ -77,6 +80,20 @@ P4_CREATE = (100_000, 20_000)         # fibers created and resumed once (all sta
                                       # 1M of them would need ~12 GB resident (see docs/performance.md)
 P4_ROUND_ROBIN = (50_000, 2_000)     # fibers in the scheduler, each yielding 100 times
 P4_YIELDS = 100
+# The Asyncify generator on weft's interpreter (~160 ns per round trip) runs
+# fewer round trips than P2_YIELDS, so that a run takes about as long as the others.
+P3_INTERP_YIELDS = (2_000_000, 100_000)
+
+# Depth sweep (bench/fibers/generator_depth.wat, bench/native/generator_depth_asyncify.c):
+# round trips per run at each call depth (full, quick). Fewer at depth, where
+# one round trip of the Asyncify build on weft's interpreter takes ~9 µs.
+DEPTH_ROUND_TRIPS = {1: (2_000_000, 100_000), 4: (1_000_000, 50_000),
+                     16: (400_000, 20_000), 64: (100_000, 5_000)}
+
+# Instructions per round trip (callgrind), (Ir(n) − Ir(0)) / n: the counts are
+# exact and repeatable, so one run of each at a modest n suffices.
+CALLGRIND_ROUND_TRIPS = (100_000, 10_000)
+CALLGRIND_DEPTHS = (1, 16)
 
 # P7: random bytes fed to `wasm-opt -ttf` (full, quick): 12 MiB give a ~2.2 MB
 # code section of ~14,500 functions (generated once, ~30 s), 1 MiB ~0.18 MB.
@@ -192,15 +209,19 @@ class Programs:
     kernels: dict[str, dict[str, Path]] = field(default_factory=dict)
     generator_boost: Path | None = None
     generator_asyncify: Path | None = None
+    generator_depth_asyncify: Path | None = None
     compile_module: Path | None = None
 
 
-def build_programs(out: Path, quick: bool, log: list[str]) -> Programs:
+def build_programs(out: Path, quick: bool, log: list[str], kernels: bool = True, fibers: bool = True,
+                   compile_module: bool = True) -> Programs:
+    """Builds the kernels (with the start-up baseline), the fiber programs and
+    the P7 module, each group only when asked for."""
     programs = Programs()
     harness = BENCH / "kernels" / "harness"
     sources = [(k.name, BENCH / "kernels" / f"{k.name}.c", k.quick if quick else k.full) for k in KERNELS]
     sources.append(("empty", BENCH / "startup" / "empty.c", ""))
-    for name, src, size in sources:
+    for name, src, size in sources if kernels else []:
         native = out / "native" / name
         wasm = out / "wasm" / f"{name}.wasm"
         # wasm-interp cannot pass arguments, so the size is compiled in: one
@@ -214,6 +235,14 @@ def build_programs(out: Path, quick: bool, log: list[str]) -> Programs:
                                   "-o", str(no_wasi), "-lm"], log)
         programs.kernels[name] = {"native": native, "wasm": wasm, "no-wasi": no_wasi}
 
+    if fibers:
+        build_fiber_programs(out, programs, log)
+    if compile_module:
+        build_compile_module(out, quick, programs, log)
+    return programs
+
+
+def build_fiber_programs(out: Path, programs: Programs, log: list[str]) -> None:
     # P2 reference: Boost.Context generator (static, so a switch is a direct call).
     src = BENCH / "native" / "generator_boost.cc"
     programs.generator_boost = out / "native" / "generator_boost"
@@ -221,19 +250,14 @@ def build_programs(out: Path, quick: bool, log: list[str]) -> Programs:
                ["g++", "-O2", "-std=c++20", str(src), "-o", str(programs.generator_boost),
                 "-Wl,-Bstatic", "-lboost_context", "-Wl,-Bdynamic"], log)
 
-    # P3: C generator -> wasm32-wasi -> Asyncify. Compile and link are separate
-    # steps: clang -O2 at link time runs wasm-opt itself (when on PATH), which
-    # inlines the generator away and drops the name section the only-list needs.
-    src = BENCH / "native" / "generator_asyncify.c"
-    obj = out / "wasm" / "generator_asyncify.o"
-    linked = out / "wasm" / "generator_asyncify.pre.wasm"
-    programs.generator_asyncify = out / "wasm" / "generator_asyncify.wasm"
-    build_step(obj, [src], WASI_CFLAGS + ["-c", str(src), "-o", str(obj)], log)
-    build_step(linked, [obj], ["clang", "--target=wasm32-wasi", "--sysroot=/usr", str(obj), "-o", str(linked)], log)
-    build_step(programs.generator_asyncify, [linked],
-               ["wasm-opt", "--asyncify", "--pass-arg=asyncify-onlylist@count_up,yield_value", "-O2",
-                str(linked), "-o", str(programs.generator_asyncify)], log)
+    # P3 and the depth sweep: C generators -> wasm32-wasi -> Asyncify. The
+    # only-lists name every function between the generator body and the yield.
+    programs.generator_asyncify = build_asyncify(out, "generator_asyncify", ["count_up", "yield_value"], log)
+    programs.generator_depth_asyncify = build_asyncify(
+        out, "generator_depth_asyncify", ["count_up", "yield_from_depth", "yield_value"], log)
 
+
+def build_compile_module(out: Path, quick: bool, programs: Programs, log: list[str]) -> None:
     # P7: a large import-light module (four fuzzing-support.log-* imports, no
     # start function) generated by Binaryen from fixed pseudo-random bytes.
     mib = P7_SEED_MIB[1 if quick else 0]
@@ -244,7 +268,23 @@ def build_programs(out: Path, quick: bool, log: list[str]) -> Programs:
         seed.write_bytes(random.Random(7).randbytes(mib << 20))
     build_step(programs.compile_module, [seed],
                ["wasm-opt", "-ttf", str(seed)] + TTF_FEATURES + ["-o", str(programs.compile_module)], log)
-    return programs
+
+
+def build_asyncify(out: Path, name: str, instrumented: list[str], log: list[str]) -> Path:
+    """bench/native/NAME.c -> wasm32-wasi -> `wasm-opt --asyncify` instrumenting
+    only the named functions. Compile and link are separate steps: clang -O2 at
+    link time runs wasm-opt itself (when on PATH), which inlines the generator
+    away and drops the name section the only-list needs."""
+    src = BENCH / "native" / f"{name}.c"
+    obj = out / "wasm" / f"{name}.o"
+    linked = out / "wasm" / f"{name}.pre.wasm"
+    program = out / "wasm" / f"{name}.wasm"
+    build_step(obj, [src], WASI_CFLAGS + ["-c", str(src), "-o", str(obj)], log)
+    build_step(linked, [obj], ["clang", "--target=wasm32-wasi", "--sysroot=/usr", str(obj), "-o", str(linked)], log)
+    build_step(program, [linked],
+               ["wasm-opt", "--asyncify", f"--pass-arg=asyncify-onlylist@{','.join(instrumented)}", "-O2",
+                str(linked), "-o", str(program)], log)
+    return program
 
 
 # ---------------------------------------------------------------------------
@@ -359,13 +399,130 @@ def run_kernels(programs: Programs, engines: list[Engine], quick: bool, runs: in
     return net, startup, startup_wall
 
 
+@dataclass(frozen=True)
+class PerOp:
+    """A program whose cost per operation is (t(size) − t(0)) / operations:
+    parsing, instantiation and process start-up cancel out. `command(k)` is its
+    argv at size k; at `size` its last line of output must be `expected`, at 0
+    it must be 0. Cases with the same `zero` share one run at size 0 (default:
+    their own)."""
+    command: Callable[[int], list[str]]
+    size: int
+    expected: int
+    operations: int = 0  # 0: `size`
+    zero: str = ""
+
+
+def zero_case(name: str, case: PerOp) -> str:
+    return f"{case.zero or name}/0"
+
+
+def per_op_commands(cases: dict[str, PerOp]) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """The round-robin's commands (every case at its size and each zero run
+    once) and what each must print last."""
+    commands: dict[str, list[str]] = {}
+    expected: dict[str, int] = {}
+    for name, case in cases.items():
+        commands[name], expected[name] = case.command(case.size), case.expected
+        zero = zero_case(name, case)
+        if zero not in commands:
+            commands[zero], expected[zero] = case.command(0), 0
+    return commands, expected
+
+
+def last_line_check(expected: dict[str, int]):
+    def check(case: str, out: str) -> str | None:
+        got = out.strip().splitlines()[-1] if out.strip() else ""
+        return None if got == str(expected[case]) else f"expected {expected[case]}, got {got!r}"
+    return check
+
+
+def measure_per_op(cases: dict[str, PerOp], runs: int, timeout: float,
+                   clock: str) -> tuple[dict[str, float], dict[str, float]]:
+    """Round-robin over every case and its zero run; returns (case -> median
+    seconds per operation, case -> median peak-RSS growth in KiB per operation)."""
+    commands, expected = per_op_commands(cases)
+    samples = measure_round_robin(commands, runs, timeout, last_line_check(expected))
+    seconds = {c: median([getattr(s, clock) for s in v]) for c, v in samples.items()}
+    rss = {c: median([float(s.maxrss_kib) for s in v]) for c, v in samples.items()}
+    per_op, rss_per_op = {}, {}
+    for name, case in cases.items():
+        zero, operations = zero_case(name, case), case.operations or case.size
+        per_op[name] = (seconds[name] - seconds[zero]) / operations
+        rss_per_op[name] = (rss[name] - rss[zero]) / operations
+    return per_op, rss_per_op
+
+
+def weft_run(weft: Path, tier: str, *args: str) -> list[str]:
+    """`weft run` on a named tier. Every weft case names its tier: the default
+    is the JIT, so a case that leaves it out measures the JIT whatever its label."""
+    return [str(weft), "run", f"--tier={tier}", *args]
+
+
+def weft_tiers(jit: bool) -> tuple[str, ...]:
+    return ("jit", "interp") if jit else ("interp",)
+
+
+def gauss(k: int) -> int:
+    """0 + 1 + … + k-1: what every generator prints after yielding k values."""
+    return k * (k - 1) // 2
+
+
+def generator_cases(programs: Programs, weft: Path, tiers: tuple[str, ...], yields: int,
+                    asyncify_interp_yields: int, with_node: bool = True) -> dict[str, PerOp]:
+    """P2/P3: one generator round trip (fiber.resume + fiber.suspend with event
+    dispatch; the yield in the fiber's entry function) per value: Boost.Context,
+    weft's fiber instructions and the Asyncify build, each weft case per tier."""
+    generator_wat = str(BENCH / "fibers" / "generator.wat")
+    boost, asyncify = str(programs.generator_boost), str(programs.generator_asyncify)
+    node = list(node_command()) + [str(BENCH / "node_wasi.mjs")]
+    cases = {"boost": PerOp(lambda k: [boost, str(k)], yields, gauss(yields))}
+    for tier in tiers:
+        cases[f"weft-{tier}"] = PerOp(
+            lambda k, tier=tier: weft_run(weft, tier, "--invoke", "run", generator_wat, str(k)), yields, gauss(yields))
+    if with_node:
+        cases["asyncify-node"] = PerOp(lambda k: node + [asyncify, str(k)], yields, gauss(yields))
+    for tier in tiers:
+        k_tier = asyncify_interp_yields if tier == "interp" else yields
+        cases[f"asyncify-weft-{tier}"] = PerOp(
+            lambda k, tier=tier: weft_run(weft, tier, asyncify, str(k)), k_tier, gauss(k_tier))
+    return cases
+
+
+def depth_cases(programs: Programs, weft: Path, tiers: tuple[str, ...], yields_at: dict[int, int],
+                with_node: bool = True, asyncify_tiers: tuple[str, ...] | None = None) -> dict[str, PerOp]:
+    """The depth sweep: per depth D (case names end in @D), weft's fiber
+    generator yielding from D calls down, its plain-calls control (the same
+    chain per value, no switch) and the Asyncify build of the same program.
+    The runs at size 0 do not depend on D: each engine's is shared."""
+    depth_wat = str(BENCH / "fibers" / "generator_depth.wat")
+    asyncify = str(programs.generator_depth_asyncify)
+    node = list(node_command()) + [str(BENCH / "node_wasi.mjs")]
+    first_depth = next(iter(yields_at))
+    engines: dict[str, Callable[[int, int], list[str]]] = {}
+    for tier in tiers:
+        engines[f"weft-{tier}"] = lambda k, d, tier=tier: weft_run(
+            weft, tier, "--invoke", "run", depth_wat, str(k), str(d))
+        engines[f"calls-weft-{tier}"] = lambda k, d, tier=tier: weft_run(
+            weft, tier, "--invoke", "calls", depth_wat, str(k), str(d))
+    if with_node:
+        engines["asyncify-node"] = lambda k, d: node + [asyncify, str(k), str(d)]
+    for tier in tiers if asyncify_tiers is None else asyncify_tiers:
+        engines[f"asyncify-weft-{tier}"] = lambda k, d, tier=tier: weft_run(weft, tier, asyncify, str(k), str(d))
+    cases = {}
+    for depth, yields in yields_at.items():
+        for engine, command in engines.items():
+            cases[f"{engine}@{depth}"] = PerOp(lambda k, command=command, depth=depth: command(k, depth),
+                                               yields, gauss(yields), zero=f"{engine}@{first_depth}")
+    return cases
+
+
 @dataclass
 class FiberResults:
-    p2_boost_ns: float = math.nan
-    p2_weft_ns: float = math.nan
-    p2_jit_ns: float = math.nan
-    p3_node_ns: float = math.nan
-    p3_weft_ns: float = math.nan
+    """P2/P3: ns per generator round trip keyed by generator_cases' names; P4
+    on the tier `p4_tier`."""
+    generator_ns: dict[str, float] = field(default_factory=dict)
+    p4_tier: str = ""
     p4_fresh: int = 0
     p4_fresh_ns: float = math.nan
     p4_fresh_bytes: float = math.nan
@@ -378,60 +535,93 @@ class FiberResults:
 
 def run_fibers(programs: Programs, weft: Path, jit: bool, quick: bool, runs: int, timeout: float,
                clock: str) -> FiberResults:
+    """P2, P3 and P4 in one round-robin."""
     pick = 1 if quick else 0
+    tiers = weft_tiers(jit)
     n = P2_YIELDS[pick]
-    generator_wat = str(BENCH / "fibers" / "generator.wat")
+    cases = generator_cases(programs, weft, tiers, n, P3_INTERP_YIELDS[pick])
+    # P4 on one tier, the default one when the JIT is built (its target is
+    # about the runtime's fibers, which both tiers share).
+    p4_tier = tiers[0]
     green_wat = str(BENCH / "fibers" / "green_threads.wat")
-    node = list(node_command()) + [str(BENCH / "node_wasi.mjs")]
-    boost = str(programs.generator_boost)
-    asyncify = str(programs.generator_asyncify)
     n_fresh, n_create, n_rr = P4_FRESH[pick], P4_CREATE[pick], P4_ROUND_ROBIN[pick]
-    # Each case at size N and at 0; the difference is the work itself.
-    cases = {
-        "boost": [boost, str(n)], "boost0": [boost, "0"],
-        "weft": [str(weft), "run", "--invoke", "run", generator_wat, str(n)],
-        "weft0": [str(weft), "run", "--invoke", "run", generator_wat, "0"],
-        "asyncify-node": node + [asyncify, str(n)], "asyncify-node0": node + [asyncify, "0"],
-        "asyncify-weft": [str(weft), "run", asyncify, str(n)], "asyncify-weft0": [str(weft), "run", asyncify, "0"],
-        "fresh": [str(weft), "run", "--invoke", "fresh", green_wat, str(n_fresh)],
-        "fresh0": [str(weft), "run", "--invoke", "fresh", green_wat, "0"],
-        "create": [str(weft), "run", "--invoke", "create", green_wat, str(n_create)],
-        "create0": [str(weft), "run", "--invoke", "create", green_wat, "0"],
-        "rr": [str(weft), "run", "--invoke", "run", green_wat, str(n_rr), str(P4_YIELDS)],
-        "rr0": [str(weft), "run", "--invoke", "run", green_wat, "0", str(P4_YIELDS)],
-    }
-    if jit:  # P2 and P3 are JIT targets: the generator on the jit tier too
-        cases["weft-jit"] = [str(weft), "run", "--tier=jit", "--invoke", "run", generator_wat, str(n)]
-        cases["weft-jit0"] = [str(weft), "run", "--tier=jit", "--invoke", "run", generator_wat, "0"]
-    gauss = lambda k: k * (k - 1) // 2  # noqa: E731  sum 0 + 1 + ... + k-1
-    expected = {"boost": gauss(n), "weft": gauss(n), "weft-jit": gauss(n), "asyncify-node": gauss(n),
-                "asyncify-weft": gauss(n),
-                "fresh": n_fresh, "create": gauss(n_create), "rr": P4_YIELDS * gauss(n_rr)}
-    expected.update({case + "0": 0 for case in list(expected)})
-
-    def check(case: str, out: str) -> str | None:
-        got = out.strip().splitlines()[-1] if out.strip() else ""
-        return None if got == str(expected[case]) else f"expected {expected[case]}, got {got!r}"
-
-    samples = measure_round_robin(cases, runs, timeout, check)
-    seconds = {case: median([getattr(s, clock) for s in v]) for case, v in samples.items()}
-    rss = {case: median([float(s.maxrss_kib) for s in v]) for case, v in samples.items()}
-    per = lambda case, count: (seconds[case] - seconds[case + "0"]) / count  # noqa: E731
+    cases["fresh"] = PerOp(lambda k: weft_run(weft, p4_tier, "--invoke", "fresh", green_wat, str(k)),
+                           n_fresh, n_fresh)
+    cases["create"] = PerOp(lambda k: weft_run(weft, p4_tier, "--invoke", "create", green_wat, str(k)),
+                            n_create, gauss(n_create))
+    cases["rr"] = PerOp(lambda k: weft_run(weft, p4_tier, "--invoke", "run", green_wat, str(k), str(P4_YIELDS)),
+                        n_rr, P4_YIELDS * gauss(n_rr), operations=n_rr * (P4_YIELDS + 1))
+    seconds, rss_kib = measure_per_op(cases, runs, timeout, clock)
     results = FiberResults(
-        p2_boost_ns=per("boost", n) * 1e9, p2_weft_ns=per("weft", n) * 1e9,
-        p2_jit_ns=per("weft-jit", n) * 1e9 if jit else math.nan,
-        p3_node_ns=per("asyncify-node", n) * 1e9, p3_weft_ns=per("asyncify-weft", n) * 1e9,
-        p4_fresh=n_fresh, p4_fresh_ns=per("fresh", n_fresh) * 1e9,
-        p4_fresh_bytes=(rss["fresh"] - rss["fresh0"]) * 1024 / n_fresh,
-        p4_fibers=n_create, p4_create_us=per("create", n_create) * 1e6,
-        p4_rss_kib=(rss["create"] - rss["create0"]) / n_create,
-        p4_rr_fibers=n_rr, p4_switch_ns=per("rr", n_rr * (P4_YIELDS + 1)) * 1e9)
-    progress(f"  fibers: P2 boost {results.p2_boost_ns:.1f} ns, weft {results.p2_weft_ns:.1f} ns; "
-             f"P3 asyncify node {results.p3_node_ns:.1f} ns, weft {results.p3_weft_ns:.1f} ns; "
-             f"P4 {results.p4_fresh} fresh {results.p4_fresh_bytes:.0f} B/fiber, "
+        generator_ns={case: seconds[case] * 1e9 for case in cases if case not in ("fresh", "create", "rr")},
+        p4_tier=p4_tier, p4_fresh=n_fresh, p4_fresh_ns=seconds["fresh"] * 1e9,
+        p4_fresh_bytes=rss_kib["fresh"] * 1024,
+        p4_fibers=n_create, p4_create_us=seconds["create"] * 1e6, p4_rss_kib=rss_kib["create"],
+        p4_rr_fibers=n_rr, p4_switch_ns=seconds["rr"] * 1e9)
+    progress("  fibers: " + ", ".join(f"{case} {ns:.1f} ns" for case, ns in results.generator_ns.items()) +
+             f"; P4 (weft-{p4_tier}) {results.p4_fresh} fresh {results.p4_fresh_bytes:.0f} B/fiber, "
              f"create {results.p4_create_us:.2f} us, {results.p4_rss_kib:.2f} KiB/fiber, "
              f"switch {results.p4_switch_ns:.1f} ns (checksums ok)")
     return results
+
+
+def run_depth_sweep(programs: Programs, weft: Path, jit: bool, quick: bool, runs: int, timeout: float,
+                    clock: str) -> dict[str, float]:
+    """ns per round trip of every depth_cases case."""
+    yields_at = {depth: sizes[1 if quick else 0] for depth, sizes in DEPTH_ROUND_TRIPS.items()}
+    cases = depth_cases(programs, weft, weft_tiers(jit), yields_at)
+    seconds, _ = measure_per_op(cases, runs, timeout, clock)
+    ns = {case: value * 1e9 for case, value in seconds.items()}
+    for depth in yields_at:
+        progress(f"  depth {depth:2d}: " + ", ".join(f"{case.split('@')[0]} {value:.1f} ns"
+                                                    for case, value in ns.items() if case.endswith(f"@{depth}")))
+    return ns
+
+
+# ---------------------------------------------------------------------------
+# Instructions per round trip (callgrind)
+# ---------------------------------------------------------------------------
+def callgrind_instructions(cmd: list[str], expected: int, timeout: float) -> int:
+    """Instructions cmd executes (callgrind's total Ir), its output checked."""
+    full = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+            # weft's JIT writes code into anonymous memory at run time: have
+            # valgrind check such code for changes, not just code on the stack.
+            "--smc-check=all-non-file"] + cmd
+    try:
+        result = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"timed out after {timeout:.0f} s: {' '.join(full)}") from None
+    if result.returncode != 0:
+        raise BenchError(f"exit status {result.returncode}: {' '.join(full)}\n{result.stderr[-2000:]}")
+    problem = last_line_check({"": expected})("", result.stdout)
+    if problem:
+        raise BenchError(f"checksum mismatch under callgrind: {' '.join(cmd)}: {problem}")
+    collected = re.search(r"Collected : (\d+)", result.stderr)
+    if collected is None:
+        raise BenchError(f"no instruction count from callgrind: {' '.join(full)}\n{result.stderr[-2000:]}")
+    return int(collected.group(1))
+
+
+def run_callgrind(programs: Programs, weft: Path, jit: bool, quick: bool, timeout: float) -> dict[str, float]:
+    """Instructions per round trip, (Ir(n) − Ir(0)) / n, of the generator cases
+    and of the depth cases at CALLGRIND_DEPTHS (names as in generator_cases and
+    depth_cases). Node is left out: V8's tiering and background threads under
+    valgrind say little about its code. So is the Asyncify build on weft's
+    interpreter at depth: by far the slowest case under callgrind, and it
+    answers no question the JIT's count does not."""
+    n = CALLGRIND_ROUND_TRIPS[1 if quick else 0]
+    tiers = weft_tiers(jit)
+    cases = generator_cases(programs, weft, tiers, n, n, with_node=False)
+    cases.update(depth_cases(programs, weft, tiers, {depth: n for depth in CALLGRIND_DEPTHS},
+                             with_node=False, asyncify_tiers=tiers[:1]))
+    commands, expected = per_op_commands(cases)
+    started = time.perf_counter()
+    counts = {case: callgrind_instructions(cmd, expected[case], timeout) for case, cmd in commands.items()}
+    per_op = {name: (counts[name] - counts[zero_case(name, case)]) / (case.operations or case.size)
+              for name, case in cases.items()}
+    progress("  instructions per round trip: " + ", ".join(f"{case} {value:.0f}" for case, value in per_op.items())
+             + f" ({time.perf_counter() - started:.0f} s)")
+    return per_op
 
 
 def run_p1(fiber_switch: Path | None, quick: bool) -> tuple[float, float] | None:
@@ -492,26 +682,26 @@ def report(net: dict, startup: dict, startup_wall: dict, engines: list[Engine], 
     names = [e.name for e in engines]
     peers = [e for e in names if e not in ("weft-interp", "weft-jit")]
     lines = []
-    header = ["benchmark"] + [f"{e} ms" for e in names] + [f"weft/{p}" for p in peers]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "---|" * len(header))
-    for kernel, times in net.items():
-        row = [kernel] + [fmt_ms(times[e]) for e in names]
-        row += [fmt_ratio(times["weft-interp"] / times[p]) for p in peers]
-        lines.append("| " + " | ".join(row) + " |")
-    # Geomean row: engine columns hold each engine's geomean of engine/native.
-    if net:
+    if net:  # the kernel table (not with --only naming no kernel)
+        header = ["benchmark"] + [f"{e} ms" for e in names] + [f"weft/{p}" for p in peers]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for kernel, times in net.items():
+            row = [kernel] + [fmt_ms(times[e]) for e in names]
+            row += [fmt_ratio(times["weft-interp"] / times[p]) for p in peers]
+            lines.append("| " + " | ".join(row) + " |")
+        # Geomean row: engine columns hold each engine's geomean of engine/native.
         row = ["**geomean** (× native)"]
         row += [fmt_ratio(geomean([t[e] / t["native"] for t in net.values()])) + "×" for e in names]
         row += [fmt_ratio(geomean([t["weft-interp"] / t[p] for t in net.values()])) for p in peers]
         lines.append("| " + " | ".join(row) + " |")
-    row = ["start-up (empty program; subtracted above)"] + [fmt_ms(startup[e]) for e in names] + [""] * len(peers)
-    lines.append("| " + " | ".join(row) + " |")
-    if not jit:
+        row = ["start-up (empty program; subtracted above)"] + [fmt_ms(startup[e]) for e in names] + [""] * len(peers)
+        lines.append("| " + " | ".join(row) + " |")
+        if not jit:
+            lines.append("")
+            lines.append("weft-jit: JIT not built (`weft run --help` offers no jit tier) — no column.")
         lines.append("")
-        lines.append("weft-jit: JIT not built (`weft run --help` offers no jit tier) — no column.")
 
-    lines.append("")
     lines.append("| target | measured (this run) | reference (this run) | target | verdict |")
     lines.append("|---|---|---|---|---|")
 
@@ -522,26 +712,29 @@ def report(net: dict, startup: dict, startup_wall: dict, engines: list[Engine], 
         weft_ns, boost_ns = p1
         target_row("P1", f"weft ping-pong {weft_ns:.2f} ns", f"Boost.Context {boost_ns:.2f} ns",
                    f"{weft_ns / boost_ns:.2f}× → {verdict(weft_ns / boost_ns <= 1.0)}")
-    else:
+    elif fibers:
         target_row("P1", "fiber_switch not built", "—", "not measured")
     if fibers:
         f = fibers
-        ratio = f.p2_weft_ns / f.p2_boost_ns
-        jit_ratio = f.p2_jit_ns / f.p2_boost_ns
-        target_row("P2", f"weft-interp {f.p2_weft_ns:.1f} ns per resume+suspend"
-                   + (f", weft-jit {f.p2_jit_ns:.1f} ns" if jit else ""),
-                   f"Boost.Context generator {f.p2_boost_ns:.1f} ns",
+        ns = f.generator_ns
+        interp_ns, jit_ns, boost_ns = ns["weft-interp"], ns.get("weft-jit", math.nan), ns["boost"]
+        ratio, jit_ratio = interp_ns / boost_ns, jit_ns / boost_ns
+        target_row("P2", f"weft-interp {interp_ns:.1f} ns per resume+suspend"
+                   + (f", weft-jit {jit_ns:.1f} ns" if jit else ""),
+                   f"Boost.Context generator {boost_ns:.1f} ns",
                    f"interp {ratio:.1f}× → {verdict(ratio <= 10)}; "
                    + (f"JIT {jit_ratio:.1f}× → {verdict(jit_ratio <= 3)}" if jit else "JIT: not built"))
-        speedup = f.p3_node_ns / f.p2_weft_ns
-        jit_speedup = f.p3_node_ns / f.p2_jit_ns
-        target_row("P3", f"weft-interp generator {f.p2_weft_ns:.1f} ns; Asyncify build on weft {f.p3_weft_ns:.1f} ns",
-                   f"Asyncify on node {f.p3_node_ns:.1f} ns",
-                   f"Asyncify-on-V8 / weft-interp = {speedup:.2f} (info); "
-                   + (f"/ weft-jit = {jit_speedup:.2f} → {verdict(jit_speedup >= 10)}" if jit else "JIT: not built"))
+        node_ns = ns["asyncify-node"]
+        on_weft = ", ".join(f"weft-{tier} {ns[f'asyncify-weft-{tier}']:.1f} ns" for tier in weft_tiers(jit))
+        target_row("P3", f"weft-interp generator {interp_ns:.1f} ns"
+                   + (f", weft-jit {jit_ns:.1f} ns" if jit else "") + f"; Asyncify build on {on_weft}",
+                   f"Asyncify on node {node_ns:.1f} ns",
+                   f"Asyncify-on-V8 / weft-interp = {node_ns / interp_ns:.2f} (info); "
+                   + (f"/ weft-jit = {node_ns / jit_ns:.2f} → {verdict(node_ns / jit_ns >= 10)}" if jit
+                      else "JIT: not built"))
         create_ok, rss_ok = f.p4_create_us <= 1.0, f.p4_rss_kib <= 8.0
         live_ok = f.p4_fresh >= 1_000_000
-        target_row("P4", f"{f.p4_fresh:,} fresh fibers live at once ({f.p4_fresh_ns:.0f} ns, "
+        target_row("P4", f"weft-{f.p4_tier}: {f.p4_fresh:,} fresh fibers live at once ({f.p4_fresh_ns:.0f} ns, "
                          f"{f.p4_fresh_bytes:.0f} B each); {f.p4_fibers:,} fibers created + resumed once: "
                          f"{f.p4_create_us:.2f} µs and {f.p4_rss_kib:.2f} KiB RSS per suspended fiber; "
                          f"round robin over {f.p4_rr_fibers:,} × {P4_YIELDS} yields: "
@@ -578,6 +771,107 @@ def report(net: dict, startup: dict, startup_wall: dict, engines: list[Engine], 
     return "\n".join(lines)
 
 
+GENERATOR_ROWS = {
+    "boost": "Boost.Context generator (C++, `generator_boost.cc`)",
+    "weft-jit": "weft-jit: fiber instructions (`generator.wat`)",
+    "weft-interp": "weft-interp: fiber instructions (`generator.wat`)",
+    "asyncify-node": "Asyncify build (`generator_asyncify.c`) on node",
+    "asyncify-weft-jit": "Asyncify build on weft-jit",
+    "asyncify-weft-interp": "Asyncify build on weft-interp",
+}
+DEPTH_COLUMNS = {
+    "weft-jit": "weft-jit fibers",
+    "weft-interp": "weft-interp fibers",
+    "calls-weft-jit": "weft-jit plain calls",
+    "calls-weft-interp": "weft-interp plain calls",
+    "asyncify-node": "Asyncify on node",
+    "asyncify-weft-jit": "Asyncify on weft-jit",
+    "asyncify-weft-interp": "Asyncify on weft-interp",
+}
+
+
+def fmt_value(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def fmt_delta(value: float) -> str:
+    return "—" if not math.isfinite(value) else f"{value:+.1f}"
+
+
+def fiber_tables(fibers: FiberResults | None, depth_ns: dict[str, float] | None,
+                 instructions: dict[str, float] | None, p1: tuple[float, float] | None, runs: int,
+                 clock: str) -> str:
+    """The fiber round trips as Markdown for docs/performance.md: the generator
+    against Boost.Context and Asyncify, the depth sweep, instructions per round trip."""
+    lines: list[str] = []
+    generator_ns = fibers.generator_ns if fibers else {}
+    instructions = instructions or {}
+    if generator_ns or instructions:
+        boost, node = generator_ns.get("boost", math.nan), generator_ns.get("asyncify-node", math.nan)
+        lines.append(f"Generator round trip (`fiber.resume` + `fiber.suspend` with event dispatch, the yield in "
+                     f"the fiber's entry function): ns = (t(n) − t(0)) / n, medians of {runs} round-robin runs "
+                     f"({clock} time); instructions = (Ir(n) − Ir(0)) / n under callgrind.")
+        lines.append("")
+        lines.append("| case | ns per round trip | × Boost | × Asyncify on node | instructions per round trip |")
+        lines.append("|---|---|---|---|---|")
+        for case, label in GENERATOR_ROWS.items():
+            if case not in generator_ns and case not in instructions:
+                continue
+            ns = generator_ns.get(case, math.nan)
+            lines.append(f"| {label} | {fmt_value(ns)} | {fmt_ratio(ns / boost)} | {fmt_ratio(ns / node)} | "
+                         f"{fmt_value(instructions.get(case), 0)} |")
+        if p1:
+            lines.append("")
+            lines.append(f"Native ping-pong (P1, `bench/fiber_switch`): weft `fiber_context` {p1[0]:.2f} ns, "
+                         f"Boost.Context {p1[1]:.2f} ns per round trip ({p1[0] / p1[1]:.2f}×).")
+    if depth_ns:
+        depths = sorted({int(case.split("@")[1]) for case in depth_ns})
+        columns = [c for c in DEPTH_COLUMNS if f"{c}@{depths[0]}" in depth_ns]
+        switch_tiers = [c for c in ("weft-jit", "weft-interp") if c in columns and f"calls-{c}" in columns]
+        ratio_tiers = [c for c in ("weft-jit", "weft-interp") if c in columns and "asyncify-node" in columns]
+
+        def cell(column: str, depth: int) -> float:
+            return depth_ns.get(f"{column}@{depth}", math.nan)
+
+        def switch_part(tier: str, depth: int) -> float:  # what the round trip costs beyond its plain calls
+            return cell(tier, depth) - cell(f"calls-{tier}", depth)
+
+        lines.append("")
+        lines.append("Depth sweep (`generator_depth.wat`, `generator_depth_asyncify.c`): ns per round trip when the "
+                     "value is yielded from `depth` calls below the fiber's entry; plain calls = the same call chain "
+                     "per value with no switch; Asyncify instruments every function on the path.")
+        lines.append("")
+        header = ["depth"] + [DEPTH_COLUMNS[c] for c in columns]
+        header += [f"{DEPTH_COLUMNS[c]} − plain calls" for c in switch_tiers]
+        header += [f"{c} / Asyncify on node" for c in ratio_tiers]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for depth in depths:
+            row = [str(depth)] + [fmt_value(cell(c, depth)) for c in columns]
+            row += [fmt_value(switch_part(c, depth)) for c in switch_tiers]
+            row += [fmt_ratio(cell(c, depth) / cell("asyncify-node", depth)) for c in ratio_tiers]
+            lines.append("| " + " | ".join(row) + " |")
+        first, last = depths[0], depths[-1]
+        growth = [f"growth {first} → {last}"] + [fmt_delta(cell(c, last) - cell(c, first)) for c in columns]
+        growth += [fmt_delta(switch_part(c, last) - switch_part(c, first)) for c in switch_tiers]
+        growth += [""] * len(ratio_tiers)
+        lines.append("| " + " | ".join(growth) + " |")
+    depth_instructions = {case: value for case, value in instructions.items() if "@" in case}
+    if depth_instructions:
+        depths = sorted({int(case.split("@")[1]) for case in depth_instructions})
+        columns = [c for c in DEPTH_COLUMNS if f"{c}@{depths[0]}" in depth_instructions]
+        lines.append("")
+        lines.append("Instructions per round trip at depth (callgrind):")
+        lines.append("")
+        header = ["depth"] + [DEPTH_COLUMNS[c] for c in columns]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for depth in depths:
+            lines.append("| " + " | ".join([str(depth)] + [fmt_value(depth_instructions.get(f"{c}@{depth}"), 0)
+                                                           for c in columns]) + " |")
+    return "\n".join(lines)
+
+
 def machine_description() -> str:
     model = "unknown CPU"
     try:
@@ -600,7 +894,9 @@ def main() -> int:
     parser.add_argument("--floor-runs", type=int, default=1,
                         help="runs of wabt's wasm-interp, the slow floor reference (default 1: ~150x native)")
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="time to compare (default cpu)")
-    parser.add_argument("--only", help="comma-separated kernels (and 'fibers', 'compile') to run")
+    parser.add_argument("--only", help="comma-separated kernels and sections to run: 'fibers' (P1-P4, the depth "
+                                           "sweep and the callgrind counts), 'depth' (the depth sweep alone), "
+                                           "'callgrind' (the instruction counts alone), 'compile' (P7)")
     parser.add_argument("--output", help="also write the report to this file")
     args = parser.parse_args()
 
@@ -609,36 +905,60 @@ def main() -> int:
     if not weft.exists():
         print(f"bench: {weft} not found (build the weft target first)", file=sys.stderr)
         return 2
-    for tool in ("gcc", "g++", "clang", "wasm-opt", "node", "wasm-interp"):
+    only = set(args.only.split(",")) if args.only else None
+    kernel_names = {k.name for k in KERNELS}
+    unknown = (only or set()) - kernel_names - {"fibers", "depth", "callgrind", "compile"}
+    if unknown:
+        print(f"bench: --only: unknown {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    run_kernel_table = only is None or bool(only & kernel_names)
+    run_generator = only is None or "fibers" in only  # P1-P4
+    run_depth = only is None or bool(only & {"fibers", "depth"})
+    run_instructions = only is None or bool(only & {"fibers", "callgrind"})
+    run_compile = only is None or "compile" in only
+    tools = ["gcc", "g++", "clang", "wasm-opt", "node"] + (["wasm-interp"] if run_kernel_table else [])
+    for tool in tools:
         if shutil.which(tool) is None:
             print(f"bench: {tool} not found (run scripts/install-deps.sh)", file=sys.stderr)
             return 2
+    valgrind_missing = run_instructions and shutil.which("valgrind") is None
+    if valgrind_missing:
+        progress("bench: valgrind not found: no instruction counts (apt install valgrind)")
+        run_instructions = False
     runs = args.runs or (1 if args.quick else 5)
-    only = set(args.only.split(",")) if args.only else None
     timeout = 120.0 if args.quick else 900.0
 
     started = time.perf_counter()
     try:
         log: list[str] = []
         progress(f"bench: building programs in {build_dir / 'bench-programs'}")
-        programs = build_programs(build_dir / "bench-programs", args.quick, log)
+        programs = build_programs(build_dir / "bench-programs", args.quick, log, kernels=run_kernel_table,
+                                  fibers=run_generator or run_depth or run_instructions, compile_module=run_compile)
         for cmd in log:
             progress(f"  {cmd}")
         jit = weft_has_jit(weft)
         engines = make_engines(weft, jit)
-        progress(f"bench: kernels, {runs} run(s) per engine, round-robin: {', '.join(e.name for e in engines)}")
-        net, startup, startup_wall = run_kernels(programs, engines, args.quick, runs, args.floor_runs, only,
-                                                 timeout, args.clock)
-        fibers = None
-        if only is None or "fibers" in only:
+        net, startup, startup_wall = {}, {}, {}
+        if run_kernel_table:
+            progress(f"bench: kernels, {runs} run(s) per engine, round-robin: {', '.join(e.name for e in engines)}")
+            net, startup, startup_wall = run_kernels(programs, engines, args.quick, runs, args.floor_runs, only,
+                                                     timeout, args.clock)
+        fibers, p1 = None, None
+        if run_generator:
             progress("bench: fiber benchmarks (P2, P3, P4)")
             fibers = run_fibers(programs, weft, jit, args.quick, runs, timeout, args.clock)
-        p1 = None
-        if only is None or "fibers" in only:
             progress("bench: P1 (bench/fiber_switch)")
             p1 = run_p1(build_dir / "bench" / "fiber_switch", args.quick)
+        depth = None
+        if run_depth:
+            progress(f"bench: depth sweep (depths {', '.join(map(str, DEPTH_ROUND_TRIPS))})")
+            depth = run_depth_sweep(programs, weft, jit, args.quick, runs, timeout, args.clock)
+        instructions = None
+        if run_instructions:
+            progress("bench: instructions per round trip (callgrind)")
+            instructions = run_callgrind(programs, weft, jit, args.quick, timeout)
         p7 = None
-        if only is None or "compile" in only:  # compile_speed finds out itself whether the JIT is built
+        if run_compile:  # compile_speed finds out itself whether the JIT is built
             progress("bench: P7 (bench/compile_speed)")
             p7 = run_p7(build_dir, programs.compile_module, args.quick)
     except BenchError as error:
@@ -647,11 +967,20 @@ def main() -> int:
 
     mode = "quick (smoke sizes, not for comparison)" if args.quick else "full"
     floor = min(args.floor_runs, runs)
-    text = (f"weft benchmarks — {mode}; medians of {args.clock} time over {runs} run(s) per engine "
-            f"(wasm-interp: {floor}), round-robin; kernel times exclude each engine's start-up\n"
+    what = (f" (wasm-interp: {floor}), round-robin; kernel times exclude each engine's start-up" if run_kernel_table
+            else ", round-robin")
+    tables = []
+    if net or fibers or p7 is not None:  # the P1-P8 lines (none for --only depth/callgrind)
+        tables.append(report(net, startup, startup_wall, engines, fibers, p1, jit, p7))
+    if fibers or depth or instructions:
+        tables.append(fiber_tables(fibers, depth, instructions, p1, runs, args.clock))
+    if valgrind_missing:
+        tables.append("Instructions per round trip: not measured (valgrind not found).")
+    text = (f"weft benchmarks — {mode}; medians of {args.clock} time over {runs} run(s) per engine{what}\n"
             f"machine: {machine_description()}\n\n"
-            + report(net, startup, startup_wall, engines, fibers, p1, jit, p7) +
-            f"\n\nall checksums match the native builds; {time.perf_counter() - started:.0f} s\n")
+            + "\n\n".join(tables) +
+            f"\n\nall checksums match{' the native builds' if run_kernel_table else ''}; "
+            f"{time.perf_counter() - started:.0f} s\n")
     print(text)
     if args.output:
         Path(args.output).write_text(text)
