@@ -326,26 +326,8 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_spawn(runtime::FuncInstance* fn, con
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag, const Slot* payload,
                                                    uint32_t slots) {
-  // The common case first, checked as the JIT's inline resume checks it: a
-  // started, suspended fiber whose parent is the running context (a null or
-  // stale handle fails the handle compare or the range check).
-  const uint32_t index = uint32_t(target) - 1;
-  if (__builtin_expect(index < state_.fiber_count, 1)) {
-    WasmFiber* t = state_.fibers[index];
-    WasmFiber* c = state_.current;
-    if (__builtin_expect(t->handle == target && t->state == FiberState::Suspended && t->parent == c, 1)) {
-      fiber_context* save = state_.root_context;
-      if (c) {
-        c->state = FiberState::Waiting;
-        save = &c->context;
-      }
-      t->state = FiberState::Running;
-      t->segment = state_.segment_id;
-      state_.current = t;
-      set_payload(tag, payload, slots);
-      return {&t->context, save, {}};
-    }
-  }
+  SwitchPlan plan;
+  if (plan_common_resume(target, tag, payload, slots, plan)) return plan;
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return no_switch(trap);

@@ -35,6 +35,12 @@ struct DispatchSite {
   };
   fibers::DispatchTable table;  // tag identity → index into clauses
   std::vector<Clause> clauses;
+  // The first clause again, with its tag identity (0: no clauses), inline in
+  // the site: most suspension points have one clause, and an arriving event
+  // then needs no table probe — fewer dependent loads between the switch and
+  // the clause's first instruction.
+  uint64_t first_key = 0;
+  Clause first_clause{};
   uint32_t code_pos = 0;        // the suspension instruction (for `weft inspect`)
 };
 
@@ -124,6 +130,46 @@ class FiberRuntime {
   SwitchPlan plan_suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots);
   SwitchPlan plan_suspend_to(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
   SwitchPlan plan_switch_to(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
+  // The common resume — a started, suspended fiber whose parent is the
+  // running context — checked and planned inline (what the JIT's inline
+  // resume does); false, with nothing changed, for every other case.
+  bool plan_common_resume(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots, SwitchPlan& plan) {
+    // A null or stale handle fails the range check or the handle compare.
+    const uint32_t index = uint32_t(target) - 1;
+    if (__builtin_expect(index >= state_.fiber_count, 0)) return false;
+    fibers::WasmFiber* t = state_.fibers[index];
+    fibers::WasmFiber* c = state_.current;
+    if (__builtin_expect(t->handle != target || t->state != fibers::FiberState::Suspended || t->parent != c, 0))
+      return false;
+    plan.save = state_.root_context;
+    if (c) {
+      c->state = fibers::FiberState::Waiting;
+      plan.save = &c->context;
+    }
+    t->state = fibers::FiberState::Running;
+    t->segment = state_.segment_id;
+    state_.current = t;
+    set_payload(tag, payload, slots);
+    plan.dest = &t->context;
+    return true;
+  }
+  // The common suspend (the running fiber to its parent), inline; false for
+  // anything else (then plan_suspend raises the trap).
+  bool plan_common_suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots, SwitchPlan& plan) {
+    fibers::WasmFiber* c = state_.current;
+    if (__builtin_expect(c == nullptr || c->handle != self, 0)) return false;
+    fibers::WasmFiber* p = c->parent;
+    c->state = fibers::FiberState::Suspended;
+    state_.current = p;
+    plan.dest = state_.root_context;
+    if (p) {
+      p->state = fibers::FiberState::Running;
+      plan.dest = &p->context;
+    }
+    set_payload(tag, payload, slots);
+    plan.save = &c->context;
+    return true;
+  }
   FiberOutcome transfer_to(const SwitchPlan& plan) {
     return plan.dest ? transfer(plan.dest, plan.save) : plan.outcome;
   }

@@ -586,6 +586,10 @@ void Translator::build_dispatch_tables() {
       values.push_back(uint32_t(i));
     }
     site->table = fibers::DispatchTable::build(keys, values);
+    if (!site->clauses.empty()) {
+      site->first_key = keys[0];
+      site->first_clause = site->clauses[0];
+    }
   }
 }
 

@@ -23,8 +23,6 @@ namespace reg = x64::reg;
 
 namespace {
 constexpr int32_t ctx_event_tag = int32_t(offsetof(JitContext, event_tag));
-constexpr int32_t ctx_fiber_state = int32_t(offsetof(JitContext, fiber_state));
-constexpr int32_t ctx_interp_stack = int32_t(offsetof(JitContext, interp_stack));
 constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
 constexpr int32_t ctx_native_limit = int32_t(offsetof(JitContext, native_limit));
 
@@ -114,16 +112,27 @@ void FunctionCompiler::call_fiber_helper(const FiberSite* site) {
 // stale, fresh, running or waiting target, a re-parenting resume, a wrong
 // `self` — jumps to `slow` before any state changed, and weft_jit_fiber
 // handles it with the interpreter's semantics and trap order.
-void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vector<Label>& clauses, Label slow,
-                                          Label after) {
+void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vector<uint32_t>& sources,
+                                          const std::vector<Label>& clauses, Label slow, Label after) {
   using fibers::FiberState;
-  const Reg S = reg::rsi, save = reg::rdi, dest = reg::rdx;
-  masm_.load64(S, reg::r12, ctx_fiber_state);
+  const Reg S = reg::rsi, save = reg::rdi, dest = reg::r9;
+  // The switch state's address is constant for this code: an immediate, not
+  // a load through ctx (a switch is a chain of dependent loads — handle,
+  // fiber, saved stack pointer, saved registers — and this shortens it).
+  masm_.move_imm(S, reinterpret_cast<uint64_t>(fiber_ctx_->fiber_state));
   Label root = masm_.new_label(), ready = masm_.new_label();
   if (site.op == Opcode::FiberResume) {
     // t = fibers[handle.low - 1], if that fiber's handle is this one (a live
-    // fiber, not a stale handle), it is suspended and we are its parent.
-    masm_.load64(reg::rax, reg::rbx, slot_disp(site.target_slot));
+    // fiber, not a stale handle; a null handle matches only moribund
+    // fibers), it is suspended and we are its parent.
+    masm_.load64(reg::rax, reg::rbx, slot_disp(sources[0]));  // the target
+    // The fiber this site resumed last, if the handle is still its handle;
+    // otherwise resolve it through the table and remember it.
+    Label resolved = masm_.new_label();
+    masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(&site.resume_cache));
+    masm_.load64(dest, reg::r11, 0);
+    masm_.cmp_mem64(reg::rax, dest, fiber_handle);
+    masm_.jump_if(Cond::Eq, resolved);
     masm_.lea32(reg::rcx, reg::rax, -1);  // null → 0xFFFFFFFF, out of range
     masm_.cmp_mem(false, reg::rcx, S, state_fiber_count);
     masm_.jump_if(Cond::GeU, slow);
@@ -131,6 +140,8 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     masm_.load64_scaled(dest, dest, reg::rcx);
     masm_.cmp_mem64(reg::rax, dest, fiber_handle);
     masm_.jump_if(Cond::Ne, slow);
+    masm_.store64(reg::r11, 0, dest);
+    masm_.bind(resolved);
     masm_.cmp8_mem_imm(dest, fiber_state, as_byte(FiberState::Suspended));
     masm_.jump_if(Cond::Ne, slow);
     masm_.load64(reg::rcx, S, state_current);
@@ -156,7 +167,7 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     masm_.load64(save, S, state_current);
     masm_.test(true, save, save);
     masm_.jump_if_zero(slow);
-    masm_.load64(reg::rax, reg::rbx, slot_disp(site.self_slot));
+    masm_.load64(reg::rax, reg::rbx, slot_disp(sources[0]));  // self
     masm_.cmp_mem64(reg::rax, save, fiber_handle);
     masm_.jump_if(Cond::Ne, slow);
     masm_.load64(reg::rcx, save, fiber_parent);
@@ -183,7 +194,7 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   if (site.payload_slots) {
     masm_.load64(reg::r8, S, state_payload);
     for (uint32_t i = 0; i < site.payload_slots; ++i) {
-      masm_.load64(reg::rax, reg::rbx, slot_disp(site.payload_slot + i));
+      masm_.load64(reg::rax, reg::rbx, slot_disp(sources[1 + i]));
       masm_.store64(reg::r8, int32_t(i * 8), reg::rax);
     }
   }
@@ -193,23 +204,24 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   masm_.push_mem(reg::r12, ctx_stack);
   masm_.push_mem(reg::r12, ctx_native_limit);
   Label resume = masm_.new_label(), arrival = masm_.new_label();
-  masm_.switch_fiber_stack(save, dest, resume);
+  masm_.switch_fiber_stack(save, dest, resume, uint32_t(site.tag));
 
-  // Resumed (r12 and rbx are ours again). rax = 0: another inline switch
-  // delivered an event; otherwise the assembly switch delivered a context to
-  // store, or a fiber finished or trapped: weft_jit_fiber_arrived sorts it out.
+  // Resumed (r12 and rbx are ours again). rax = 0 and rdx = a tag identity:
+  // another inline switch delivered that event. Otherwise (rax = a context
+  // the assembly switch delivered for storing, or rdx = 0: the fiber we
+  // waited for finished, or the segment aborted) weft_jit_fiber_arrived
+  // sorts it out.
   masm_.bind(resume);
-  masm_.pop_mem(reg::r12, ctx_native_limit);
+  masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(fiber_ctx_));  // = r12, without waiting for its reload
+  masm_.pop_mem(reg::r11, ctx_native_limit);
   masm_.pop(reg::rcx);
-  masm_.store64(reg::r12, ctx_stack, reg::rcx);
-  masm_.load64(reg::r11, reg::r12, ctx_interp_stack);
+  masm_.store64(reg::r11, ctx_stack, reg::rcx);
+  masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(fiber_ctx_->interp_stack));
   masm_.store64(reg::r11, 0, reg::rcx);
   masm_.test(true, reg::rax, reg::rax);
   masm_.jump_if_nonzero(arrival);
-  masm_.load64(S, reg::r12, ctx_fiber_state);
-  masm_.cmp8_mem_imm(S, state_kind, uint8_t(interpreter::FiberOutcome::Kind::Event));
-  masm_.jump_if(Cond::Ne, arrival);
-  masm_.load64(reg::rdx, S, state_tag);
+  masm_.test(true, reg::rdx, reg::rdx);
+  masm_.jump_if_zero(arrival);
   emit_dispatch(site, clauses);
   masm_.bind(arrival);
   masm_.move(reg::rdi, reg::r12);
@@ -272,7 +284,7 @@ void FunctionCompiler::event_clause(uint32_t tag_index) {
   const uint32_t slots = instance_.tags[tag_index]->param_slots;
   if (slots) {
     Reg value = alloc_reg();
-    masm_.load64(reg::r11, reg::r12, ctx_fiber_state);
+    masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(fiber_ctx_->fiber_state));
     masm_.load64(reg::r11, reg::r11, state_payload);
     for (uint32_t i = 0; i < slots; ++i) {
       masm_.load64(value, reg::r11, int32_t(i * 8));
@@ -345,6 +357,12 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
       const bool typed = op != Opcode::FiberSuspend;
       const uint32_t tag_index = typed ? imm.b : imm.a;
       WEFT_TRY_ASSIGN(uint32_t payload, tag_params(tag_index));
+      // Where the inline path reads its operands: a lazily read local is read
+      // from the local itself rather than from the slot spill_all copies it
+      // to, so the handle load does not wait on that store.
+      std::vector<uint32_t> sources;
+      for (uint32_t i = height() - payload - 1; i < height(); ++i)
+        sources.push_back(stack_[i].loc == Loc::Local ? uint32_t(stack_[i].imm) : num_locals_ + i);
       spill_all();
       const uint32_t payload_first = height() - payload;
       FiberSite* site = new_fiber_site(op);
@@ -365,11 +383,14 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
       }
       Label stub = dispatch_stub(*site);
       // Sanitizer builds switch only through fiber_context, which tells ASan.
+      // Tag identities are store-wide counters from 1; the inline switch hands
+      // one over as a 32-bit immediate.
       const bool inline_switch = (op == Opcode::FiberResume || op == Opcode::FiberSuspend) &&
-                                 payload <= interpreter::kInlinePayloadSlots && !fibers::detail::kAnnotate;
+                                 payload <= interpreter::kInlinePayloadSlots && site->tag <= UINT32_MAX &&
+                                 !fibers::detail::kAnnotate;
       if (inline_switch) {
         Label slow = masm_.new_label(), after = masm_.new_label();
-        emit_inline_switch(*site, dispatch_stubs_.back().targets, slow, after);
+        emit_inline_switch(*site, sources, dispatch_stubs_.back().targets, slow, after);
         masm_.bind(slow);
         call_fiber_helper(site);
         masm_.bind(after);

@@ -83,7 +83,13 @@ class FunctionCompiler {
 
   // Fiber instructions need somewhere to keep their FiberSites (the code
   // embeds their addresses); without it a function using them is not compiled.
-  void set_fiber_sites(std::vector<std::unique_ptr<FiberSite>>* out) { sites_out_ = out; }
+  // `ctx` is the one context this code runs with and `state` its fiber
+  // runtime's switch state: the inline switch embeds both addresses, so that
+  // no load of them stands on the switch's chain of dependent loads.
+  void set_fiber_sites(std::vector<std::unique_ptr<FiberSite>>* out, JitContext* ctx) {
+    sites_out_ = out;
+    fiber_ctx_ = ctx;
+  }
   // The entry of a fresh fiber at a function-level clause (FuncInstance::
   // native_clause_entry), if the function has such clauses.
   const Label* clause_entry() const { return has_clause_entry_ ? &clause_entry_ : nullptr; }
@@ -179,7 +185,9 @@ class FunctionCompiler {
   // jumps to `slow` before changing anything when a check fails; an event
   // delivered to this context is dispatched to `clauses` right there; any
   // other arrival joins the slow call's status handling at `after`.
-  void emit_inline_switch(const FiberSite& site, const std::vector<Label>& clauses, Label slow, Label after);
+  // `sources`: the frame slots holding the fiber operand, then the payload.
+  void emit_inline_switch(const FiberSite& site, const std::vector<uint32_t>& sources,
+                          const std::vector<Label>& clauses, Label slow, Label after);
   void emit_dispatch(const FiberSite& site, const std::vector<Label>& targets);  // tag in rdx
   void fiber_stubs();
 
@@ -219,6 +227,7 @@ class FunctionCompiler {
 
   // Fiber extension.
   std::vector<std::unique_ptr<FiberSite>>* sites_out_ = nullptr;
+  JitContext* fiber_ctx_ = nullptr;
   size_t next_suspension_ = 0;  // cursor into the validator's suspension points
   std::vector<std::pair<uint32_t, Label>> clause_labels_;  // clause body offset → its code
   struct DispatchStub {

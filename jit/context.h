@@ -14,6 +14,7 @@
 #include "core/opcodes.h"
 #include "core/result.h"
 #include "fibers/dispatch.h"
+#include "fibers/wasm_fiber.h"
 #include "runtime/objects.h"
 #include "runtime/store.h"
 #include "runtime/trap.h"
@@ -131,6 +132,13 @@ struct FiberSite {
   uint32_t result_slots = 0;
   uint64_t tag = 0;           // tag identity of the event sent
   fibers::DispatchTable table;  // the handler scope (suspension points only)
+  // fiber.resume's inline path: the fiber this site resumed last. A hint
+  // only — it is used when its live handle equals the operand — that lets the
+  // switch load the target's saved context without first resolving the
+  // handle through the fiber table (a generator or a scheduler's resume site
+  // mostly resumes the same fiber again). Never null: kNoFiber at first.
+  const fibers::FiberSwitchFields* resume_cache = &kNoFiber;
+  static inline const fibers::FiberSwitchFields kNoFiber{};  // handle 0, moribund
 };
 
 }  // namespace weft::jit

@@ -65,7 +65,7 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     const size_t start = masm.offset();
     const uint32_t first_label = masm.label_count();
     FunctionCompiler compiler(instance, i, memory, masm, store_.fuel_enabled());
-    compiler.set_fiber_sites(&code.fiber_sites);
+    compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
     Result<void> r = compiler.compile();
     if (r.ok()) {
       code.ranges[i] = {uint32_t(start), uint32_t(masm.offset() - start)};

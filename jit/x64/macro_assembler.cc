@@ -663,9 +663,9 @@ void MacroAssembler::cmp8_mem_imm(Reg base, int32_t disp, uint8_t value) {
   }
 }
 
-void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume) {
+void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered) {
   // Build the frame top-down with pushes: RIP = `resume`, then the registers
-  // in the layout's order, the owner, and the FP control words at offset 0.
+  // in the layout's order, the owner and the FP control words.
   static_assert(WEFT_FCTX_RIP == 0x40 && WEFT_FCTX_RBP == 0x38 && WEFT_FCTX_RBX == 0x30 && WEFT_FCTX_R15 == 0x28 &&
                     WEFT_FCTX_R14 == 0x20 && WEFT_FCTX_R13 == 0x18 && WEFT_FCTX_R12 == 0x10 &&
                     WEFT_FCTX_OWNER == 0x08 && WEFT_FCTX_MXCSR == 0 && WEFT_FCTX_X87CW == 4,
@@ -681,24 +681,17 @@ void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resu
   }
   push(reg::rax);
   for (Reg r : {reg::rbp, reg::rbx, reg::r15, reg::r14, reg::r13, reg::r12}) push(r);
-  {
-    // mov rax, fs:[0] — the thread pointer, the frame's owner.
-    x86::Mem tp = x86::qword_ptr_abs(0);
-    tp.setSegment(x86::fs);
-    asm_.mov(x86::rax, tp);
-  }
-  push(reg::rax);
-  int_op_imm(IntOp::Sub, true, reg::rsp, 8);
-  asm_.stmxcsr(x86::dword_ptr(x86::rsp, WEFT_FCTX_MXCSR));
-  asm_.fnstcw(x86::word_ptr(x86::rsp, WEFT_FCTX_X87CW));
+  // Owner and FP control words: copied from the target's frame. Both contexts
+  // belong to this thread's fiber runtime and stop at a fiber instruction of
+  // Wasm code, which cannot change FP modes, so the target's words are ours
+  // (no STMXCSR/FNSTCW, no thread-pointer load); and nothing is reloaded.
+  load64(reg::rcx, dest_slot, 0);
+  push_mem(reg::rcx, WEFT_FCTX_OWNER);
+  push_mem(reg::rcx, WEFT_FCTX_MXCSR);
   store64(save_slot, 0, reg::rsp);
   // The target: its frame, as fibers/arch's switch restores it, except the FP
-  // control words. Every context of a Wasm fiber runtime is suspended at a
-  // fiber instruction of Wasm code on this thread, which cannot change FP
-  // modes, so they all run in the thread's one mode and reloading it (a slow,
-  // serializing LDMXCSR/FLDCW) would change nothing. They are still saved
-  // above: the assembly switch reloads them when it resumes this frame.
-  load64(reg::rsp, dest_slot, 0);
+  // control words (see above).
+  move(reg::rsp, reg::rcx);
   store64_imm(dest_slot, 0, 0);
   load64(reg::r12, reg::rsp, WEFT_FCTX_R12);
   load64(reg::r13, reg::rsp, WEFT_FCTX_R13);
@@ -709,6 +702,7 @@ void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resu
   load64(reg::rcx, reg::rsp, WEFT_FCTX_RIP);
   lea(reg::rsp, reg::rsp, WEFT_FCTX_SIZE);
   move_imm(reg::rax, 0);
+  move_imm(reg::rdx, delivered);
   if (uint8_t* p = reserve()) commit(put_rr(p, false, 0xFF, reg::rcx, 4));  // jmp rcx: FF /4
 }
 

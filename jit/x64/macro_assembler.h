@@ -166,13 +166,14 @@ class MacroAssembler {
   // address `resume`, stores its stack pointer in [save_slot], then resumes
   // the context whose stack pointer is in [dest_slot] (and clears the slot)
   // as the fibers/arch switch would, with rax = 0 ("nothing to store": this
-  // code stored its own context). Either side may have been suspended by the
-  // assembly switch instead, so every callee-saved register and both FP
-  // control words are saved and all registers restored (the FP words are not
-  // reloaded: see the definition); the resume is an indirect jump, which the
-  // branch predictor learns per switch site. Clobbers every register but
-  // save_slot and dest_slot (which must not be rax, rcx or rsp).
-  void switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume);
+  // code stored its own context) and rdx = `delivered` (the event's tag
+  // identity, never 0). Either side may have been suspended by the assembly
+  // switch instead, so the frame is complete and all registers are restored;
+  // the FP control words and the owner are copied from the target's frame
+  // and not reloaded (see the definition). The resume is an indirect jump,
+  // which the branch predictor learns per switch site. Clobbers every
+  // register but save_slot and dest_slot (which must not be rax, rcx, rdx or rsp).
+  void switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered);
   void inc_mem32(Reg base, int32_t disp, int32_t delta);  // add dword [base + disp], delta
 
   asmjit::x86::Assembler& raw() { return asm_; }
