@@ -347,14 +347,9 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_suspend(uint64_t self, uint64_t tag, const Slot* payload,
                                                     uint32_t slots) {
-  if (!is_current(self)) return no_switch(trap_outcome(runtime::TrapKind::NotRunningFiber));
-  WasmFiber* c = state_.current;
-  WasmFiber* p = c->parent;
-  c->state = FiberState::Suspended;
-  state_.current = p;
-  if (p) p->state = FiberState::Running;
-  set_payload(tag, payload, slots);
-  return {context_slot_of(p), &c->context, {}};
+  SwitchPlan plan;
+  if (plan_common_suspend(self, tag, payload, slots, plan)) return plan;
+  return no_switch(trap_outcome(runtime::TrapKind::NotRunningFiber));
 }
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t tag, const Slot* payload,

@@ -153,8 +153,8 @@ class FiberRuntime {
     plan.dest = &t->context;
     return true;
   }
-  // The common suspend (the running fiber to its parent), inline; false for
-  // anything else (then plan_suspend raises the trap).
+  // Suspend of the running fiber to its parent (or the root), inline; false
+  // when `self` is not the running fiber (plan_suspend's trap).
   bool plan_common_suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots, SwitchPlan& plan) {
     fibers::WasmFiber* c = state_.current;
     if (__builtin_expect(c == nullptr || c->handle != self, 0)) return false;
