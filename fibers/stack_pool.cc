@@ -64,10 +64,12 @@ bool StackPool::map_slab() noexcept {
   if (slab == MAP_FAILED) return false;
   try {
     // Reserve bookkeeping up front so release() can never need to allocate.
+    // Geometric growth: with one stack per slab (large stacks), growing by
+    // one slab's worth would copy the lists once per new stack.
     const std::size_t total = (slabs_.size() + 1) * stacks_per_slab;
-    hot_.reserve(total);
-    cold_.reserve(total);
-    slabs_.reserve(slabs_.size() + 1);
+    if (hot_.capacity() < total) hot_.reserve(std::max(total, 2 * hot_.capacity()));
+    if (cold_.capacity() < total) cold_.reserve(std::max(total, 2 * cold_.capacity()));
+    if (slabs_.capacity() < slabs_.size() + 1) slabs_.reserve(2 * slabs_.size() + 1);
   } catch (const std::bad_alloc&) {
     munmap(slab, slab_bytes_);
     return false;

@@ -44,6 +44,9 @@ size_t native_stack_bytes(const Config& config) {
 fibers::StackPoolConfig pool_config(const Config& config) {
   fibers::StackPoolConfig c;
   c.stack_size = std::max<uint64_t>(config.fiber_stack_size, 128 * 1024);  // room for the native stack and a Wasm area
+  // Reserve address space for 64 stacks at a time (committed only as
+  // touched): one mmap and one madvise per 64 fibers, not per fiber.
+  c.slab_size = std::max<size_t>(c.slab_size, 64 * c.stack_size);
   // No guard pages: the Wasm part is bounded by explicit checks, and guarded
   // stacks would cap us at vm.max_map_count / 2 fibers.
   c.guard_pages = 0;
