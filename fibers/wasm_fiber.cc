@@ -46,8 +46,10 @@ void FiberTable::bury(WasmFiber* f) {
   f->state = FiberState::Moribund;
   ++f->generation;
   f->handle = 0;
+  // The slot is reused by a later create(): keep a small argument buffer so
+  // that creating and finishing fibers does not allocate each time.
   f->args.clear();
-  f->args.shrink_to_fit();
+  if (f->args.capacity() > kKeptArgSlots) f->args.shrink_to_fit();
   f->function = nullptr;
   free_.push_back(f->index);
   --live_;

@@ -51,6 +51,10 @@ struct WasmFiber : FiberSwitchFields {
 // so 0 is null and a dead fiber's handle never matches a live one.
 class FiberTable {
  public:
+  // Argument buffers up to this many slots survive a fiber's death for the
+  // next fiber in its slot (creation without malloc).
+  static constexpr size_t kKeptArgSlots = 8;
+
   explicit FiberTable(uint64_t max_live) : max_live_(max_live) {}
   FiberTable(const FiberTable&) = delete;
   FiberTable& operator=(const FiberTable&) = delete;

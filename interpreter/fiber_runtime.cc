@@ -266,6 +266,7 @@ fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot
 void FiberRuntime::release_descendants(WasmFiber* f) {
   // Iterative, not recursive: a chain of suspended fibers may be hundreds of
   // thousands deep, and this may run on a fiber's small native stack.
+  if (f->first_child == nullptr) return;  // the common case: no allocation
   std::vector<WasmFiber*> work;
   auto push_children = [&work](WasmFiber* parent) {
     for (WasmFiber* c = parent->first_child; c; c = c->next_sibling)
