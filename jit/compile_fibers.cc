@@ -121,13 +121,13 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   // fiber, saved stack pointer, saved registers — and this shortens it).
   masm_.move_imm(S, reinterpret_cast<uint64_t>(fiber_ctx_->fiber_state));
   Label root = masm_.new_label(), ready = masm_.new_label();
-  if (site.op == Opcode::FiberResume) {
-    // t = fibers[handle.low - 1], if that fiber's handle is this one (a live
-    // fiber, not a stale handle; a null handle matches only moribund
-    // fibers), it is suspended and we are its parent.
-    masm_.load64(reg::rax, reg::rbx, slot_disp(sources[0]));  // the target
-    // The fiber this site resumed last, if the handle is still its handle;
-    // otherwise resolve it through the table and remember it.
+  // dest = the target fiber of the handle in frame slot `slot`, if it is a
+  // live, started, suspended fiber; otherwise to `slow`. The fiber this site
+  // switched to last is tried first (its handle still equal to the operand);
+  // otherwise the handle is resolved through the table (a null handle is out
+  // of range, a stale one fails the handle compare) and remembered.
+  auto find_suspended_target = [&](uint32_t slot) {
+    masm_.load64(reg::rax, reg::rbx, slot_disp(slot));
     Label resolved = masm_.new_label();
     masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(&site.resume_cache));
     masm_.load64(dest, reg::r11, 0);
@@ -144,6 +144,19 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     masm_.bind(resolved);
     masm_.cmp8_mem_imm(dest, fiber_state, as_byte(FiberState::Suspended));
     masm_.jump_if(Cond::Ne, slow);
+  };
+  // The target runs now, in this segment; dest becomes its context slot.
+  auto run_target = [&]() {
+    masm_.store8_imm(dest, fiber_state, as_byte(FiberState::Running));
+    masm_.load32(reg::rax, S, state_segment_id);
+    masm_.store32(dest, fiber_segment, reg::rax);
+    masm_.store64(S, state_current, dest);
+    masm_.lea(dest, dest, fiber_context_slot);
+  };
+  uint32_t first_payload_source = 1;
+  if (site.op == Opcode::FiberResume) {
+    // A started, suspended target whose parent is the running context.
+    find_suspended_target(sources[0]);
     masm_.load64(reg::rcx, S, state_current);
     masm_.cmp_mem64(reg::rcx, dest, fiber_parent);
     masm_.jump_if(Cond::Ne, slow);
@@ -157,11 +170,27 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     masm_.bind(root);
     masm_.load64(save, S, state_root_context);
     masm_.bind(ready);
-    masm_.store8_imm(dest, fiber_state, as_byte(FiberState::Running));
-    masm_.load32(reg::rax, S, state_segment_id);
-    masm_.store32(dest, fiber_segment, reg::rax);
-    masm_.store64(S, state_current, dest);
-    masm_.lea(dest, dest, fiber_context_slot);
+    run_target();
+  } else if (site.op == Opcode::FiberSwitch) {
+    // `self` must be the running fiber and the target a started, suspended
+    // sibling (same parent, or both without one): it takes self's place on
+    // the chain with no re-linking (plan_switch_to's common case; a target
+    // elsewhere in the tree needs the children lists updated: slow path).
+    first_payload_source = 2;
+    const Reg self = reg::r10;
+    masm_.load64(self, S, state_current);
+    masm_.test(true, self, self);
+    masm_.jump_if_zero(slow);
+    masm_.load64(reg::rax, reg::rbx, slot_disp(sources[0]));  // self
+    masm_.cmp_mem64(reg::rax, self, fiber_handle);
+    masm_.jump_if(Cond::Ne, slow);
+    find_suspended_target(sources[1]);
+    masm_.load64(reg::rcx, self, fiber_parent);
+    masm_.cmp_mem64(reg::rcx, dest, fiber_parent);
+    masm_.jump_if(Cond::Ne, slow);
+    masm_.store8_imm(self, fiber_state, as_byte(FiberState::Suspended));
+    masm_.lea(save, self, fiber_context_slot);
+    run_target();
   } else {
     // `self` must be the running fiber; its parent (or the root) runs next.
     masm_.load64(save, S, state_current);
@@ -194,7 +223,7 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   if (site.payload_slots) {
     masm_.load64(reg::r8, S, state_payload);
     for (uint32_t i = 0; i < site.payload_slots; ++i) {
-      masm_.load64(reg::rax, reg::rbx, slot_disp(sources[1 + i]));
+      masm_.load64(reg::rax, reg::rbx, slot_disp(sources[first_payload_source + i]));
       masm_.store64(reg::r8, int32_t(i * 8), reg::rax);
     }
   }
@@ -361,7 +390,8 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
       // from the local itself rather than from the slot spill_all copies it
       // to, so the handle load does not wait on that store.
       std::vector<uint32_t> sources;
-      for (uint32_t i = height() - payload - 1; i < height(); ++i)
+      const uint32_t operands = op == Opcode::FiberSwitch ? 2 : 1;  // [self] target / [self] / target
+      for (uint32_t i = height() - payload - operands; i < height(); ++i)
         sources.push_back(stack_[i].loc == Loc::Local ? uint32_t(stack_[i].imm) : num_locals_ + i);
       spill_all();
       const uint32_t payload_first = height() - payload;
@@ -385,7 +415,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
       // Sanitizer builds switch only through fiber_context, which tells ASan.
       // Tag identities are store-wide counters from 1; the inline switch hands
       // one over as a 32-bit immediate.
-      const bool inline_switch = (op == Opcode::FiberResume || op == Opcode::FiberSuspend) &&
+      const bool inline_switch = (op == Opcode::FiberResume || op == Opcode::FiberSuspend || op == Opcode::FiberSwitch) &&
                                  payload <= interpreter::kInlinePayloadSlots && site->tag <= UINT32_MAX &&
                                  !fibers::detail::kAnnotate;
       if (inline_switch) {

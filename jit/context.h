@@ -132,7 +132,7 @@ struct FiberSite {
   uint32_t result_slots = 0;
   uint64_t tag = 0;           // tag identity of the event sent
   fibers::DispatchTable table;  // the handler scope (suspension points only)
-  // fiber.resume's inline path: the fiber this site resumed last. A hint
+  // fiber.resume / fiber.switch inline path: the fiber this site switched to last. A hint
   // only — it is used when its live handle equals the operand — that lets the
   // switch load the target's saved context without first resolving the
   // handle through the fiber table (a generator or a scheduler's resume site
