@@ -362,6 +362,9 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return no_switch(trap);
   if (t == state_.current) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
+  // Running but not current: it made the host call this segment runs under,
+  // so it waits in an outer segment (docs/fibers.md §2.4).
+  if (t->state == FiberState::Running) return no_switch(trap_outcome(runtime::TrapKind::CrossHostFrame));
   if (t->state == FiberState::Waiting) {
     if (!is_ancestor(t)) return no_switch(trap_outcome(runtime::TrapKind::CrossHostFrame));
     // Pop the chain down to the ancestor: everything above it is suspended.
