@@ -70,11 +70,14 @@
 
   ;; The control's chain: the same shape as $yield_from_depth, but its bottom
   ;; adds $v to the sum instead of switching.
-  (func $add_from_depth (param $depth i32) (param $v i32) (result i32)
+  ;; The same frames as $yield_from_depth: three parameters, the first passed
+  ;; down unchanged (there the fiber, here a stand-in of the same width), so
+  ;; that (run − calls) leaves out nothing but the switch.
+  (func $add_from_depth (param $pass_down i64) (param $depth i32) (param $v i32) (result i32)
     (if (result i32) (i32.gt_u (local.get $depth) (i32.const 1))
       (then
         (i32.add
-          (call $add_from_depth (i32.sub (local.get $depth) (i32.const 1)) (local.get $v))
+          (call $add_from_depth (local.get $pass_down) (i32.sub (local.get $depth) (i32.const 1)) (local.get $v))
           (i32.const 1)))
       (else
         (global.set $sum_by_calls
@@ -90,7 +93,7 @@
       (block $done
         (loop $more
           (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-          (if (i32.ne (call $add_from_depth (local.get $depth) (local.get $i)) (local.get $depth))
+          (if (i32.ne (call $add_from_depth (i64.const 0) (local.get $depth) (local.get $i)) (local.get $depth))
             (then (unreachable)))
           (local.set $i (i32.add (local.get $i) (i32.const 1)))
           (br $more)))
