@@ -57,11 +57,7 @@ weft_ontop_fcontext:
         movq    %rsp, %rax                          /* rax = our fcontext */
         movq    %rdi, %rsp                          /* switch stacks: from here on we run as the target */
 
-        movl    WEFT_FCTX_MXCSR(%rax), %ecx         /* our MXCSR, as just saved */
-        xorl    WEFT_FCTX_MXCSR(%rsp), %ecx         /* bits that differ from the target's saved MXCSR */
-        testl   $WEFT_MXCSR_CONTROL_MASK, %ecx      /* do any control bits differ? */
-        jnz     .Lload_mxcsr                        /* rare: the fibers run in different FP modes */
-.Lmxcsr_done:
+        ldmxcsr WEFT_FCTX_MXCSR(%rsp)               /* the target's MXCSR, unconditionally (jump_x86_64_sysv_elf_gas.S says why) */
         movzwl  WEFT_FCTX_X87CW(%rax), %ecx         /* our x87 control word */
         cmpw    WEFT_FCTX_X87CW(%rsp), %cx          /* same as the target's? */
         jne     .Lload_x87cw                        /* rare: different x87 precision/rounding */
@@ -80,9 +76,6 @@ weft_ontop_fcontext:
         jmp     *%r8                                /* tail-call fn (a C++ function: has its own ENDBR) */
         .cfi_restore_state                          /* the out-of-line reloads below still run inside the frame */
 
-.Lload_mxcsr:
-        ldmxcsr WEFT_FCTX_MXCSR(%rsp)               /* take over the target's MXCSR */
-        jmp     .Lmxcsr_done
 .Lload_x87cw:
         fldcw   WEFT_FCTX_X87CW(%rsp)               /* take over the target's x87 control word */
         jmp     .Lx87cw_done
