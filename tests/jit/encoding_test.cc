@@ -215,6 +215,26 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
       }
     }
   }
+  // The inline fiber switch's forms (jit/compile_fibers.cc).
+  const uint8_t bytes[] = {0, 1, 2, 4, 0x7F, 0x80, 0xFF};
+  const uint32_t words[] = {0, 1, 16, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF};
+  for (Reg b = 0; b < 16; ++b) {
+    for (int32_t disp : disps) {
+      EXPECT_TRUE(same([&](auto& m) { m.push_mem(b, disp); }, [&](auto& r) { r.push(x86::qword_ptr(x86::gpq(b), disp)); }))
+          << int(b) << " " << disp;
+      EXPECT_TRUE(same([&](auto& m) { m.pop_mem(b, disp); }, [&](auto& r) { r.pop(x86::qword_ptr(x86::gpq(b), disp)); }))
+          << int(b) << " " << disp;
+      for (uint8_t v : bytes) {
+        EXPECT_TRUE(same([&](auto& m) { m.store8_imm(b, disp, v); }, [&](auto& r) { r.mov(x86::byte_ptr(x86::gpq(b), disp), Imm(v)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.cmp8_mem_imm(b, disp, v); }, [&](auto& r) { r.cmp(x86::byte_ptr(x86::gpq(b), disp), Imm(v)); }))
+            << int(b) << " " << disp << " " << int(v);
+      }
+      for (uint32_t v : words) {
+        EXPECT_TRUE(same([&](auto& m) { m.store32_imm(b, disp, v); }, [&](auto& r) { r.mov(x86::dword_ptr(x86::gpq(b), disp), Imm(v)); }))
+            << int(b) << " " << disp << " " << v;
+      }
+    }
+  }
   // Many direct forms in a row: the buffer grows under them.
   Bytes many = encode([](auto& m) {
     for (int i = 0; i < 100000; ++i) m.load64(reg::rax, reg::rbx, i * 8);
