@@ -105,13 +105,15 @@ void FunctionCompiler::call_fiber_helper(const FiberSite* site) {
 }
 
 // fiber.resume of a started, suspended fiber whose parent is the running
-// context, and fiber.suspend of the running fiber to its parent: the checks
-// and bookkeeping of FiberRuntime::plan_resume / plan_suspend, the payload
-// into the transfer area, and the switch itself, in this function's code
-// (docs/architecture.md, "The baseline JIT": fibers). Anything else — a null,
-// stale, fresh, running or waiting target, a re-parenting resume, a wrong
-// `self` — jumps to `slow` before any state changed, and weft_jit_fiber
-// handles it with the interpreter's semantics and trap order.
+// context, fiber.suspend of the running fiber to its parent, and fiber.switch
+// of the running fiber to a started, suspended sibling: the checks and
+// bookkeeping of FiberRuntime::plan_resume / plan_suspend / plan_switch_to,
+// the payload into the transfer area, and the switch itself, in this
+// function's code (docs/architecture.md, "The baseline JIT": fibers).
+// Anything else — a null, stale, fresh, running or waiting target, a
+// re-parenting resume or switch, a wrong `self` — jumps to `slow` before any
+// state changed, and weft_jit_fiber handles it with the interpreter's
+// semantics and trap order.
 void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vector<uint32_t>& sources,
                                           const std::vector<Label>& clauses, Label slow, Label after) {
   using fibers::FiberState;

@@ -181,7 +181,7 @@ class FunctionCompiler {
   Label dispatch_stub(FiberSite& site);
   void build_scope(const std::vector<validator::EventClause>& scope, FiberSite& site, std::vector<Label>& targets);
   void call_fiber_helper(const FiberSite* site);
-  // The inline fast path of fiber.resume / fiber.suspend (compile_fibers.cc):
+  // The inline fast path of fiber.resume / fiber.suspend / fiber.switch (compile_fibers.cc):
   // jumps to `slow` before changing anything when a check fails; an event
   // delivered to this context is dispatched to `clauses` right there; any
   // other arrival joins the slow call's status handling at `after`.
