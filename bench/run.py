@@ -85,10 +85,13 @@ P4_YIELDS = 100
 P3_INTERP_YIELDS = (2_000_000, 100_000)
 
 # Depth sweep (bench/fibers/generator_depth.wat, bench/native/generator_depth_asyncify.c):
-# round trips per run at each call depth (full, quick). Fewer at depth, where
-# one round trip of the Asyncify build on weft's interpreter takes ~9 µs.
-DEPTH_ROUND_TRIPS = {1: (2_000_000, 100_000), 4: (1_000_000, 50_000),
-                     16: (400_000, 20_000), 64: (100_000, 5_000)}
+# round trips per run at each call depth (full, quick): enough for ~60 ms of
+# weft-jit time per run at every depth (at 100,000 round trips depth 64 ran
+# for 20 ms and its differences jittered by ±100 ns on this VM). Fewer at
+# depth, where one round trip of the Asyncify build on weft's interpreter
+# takes ~9 µs.
+DEPTH_ROUND_TRIPS = {1: (4_000_000, 100_000), 4: (2_000_000, 50_000),
+                     16: (1_000_000, 20_000), 64: (300_000, 5_000)}
 
 # Instructions per round trip (callgrind), (Ir(n) − Ir(0)) / n: the counts are
 # exact and repeatable, so one run of each at a modest n suffices.
