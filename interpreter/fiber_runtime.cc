@@ -62,7 +62,6 @@ FiberOutcome trap_outcome(runtime::TrapKind kind) {
 
 FiberOutcome done_outcome() { return FiberOutcome{}; }
 
-FiberRuntime::SwitchPlan no_switch(FiberOutcome outcome) { return {nullptr, nullptr, outcome}; }
 
 std::byte* align_up(std::byte* p, size_t a) {
   return reinterpret_cast<std::byte*>((reinterpret_cast<uintptr_t>(p) + a - 1) & ~uintptr_t(a - 1));
@@ -325,7 +324,7 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_spawn(runtime::FuncInstance* fn, con
   f->state = FiberState::Running;
   f->segment = segments_.back().id;
   state_.current = f;
-  return {&f->context, save, {}};
+  return {&f->context, save};
 }
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag, const Slot* payload,
@@ -346,7 +345,7 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag
   t->segment = segments_.back().id;
   state_.current = t;
   set_payload(tag, payload, slots);
-  return {&t->context, save, {}};
+  return {&t->context, save};
 }
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_suspend(uint64_t self, uint64_t tag, const Slot* payload,
@@ -373,7 +372,7 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t
     t->state = FiberState::Running;
     state_.current = t;
     set_payload(tag, payload, slots);
-    return {&t->context, save, {}};
+    return {&t->context, save};
   }
   return plan_resume(target, tag, payload, slots);
 }
@@ -397,7 +396,7 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_switch_to(uint64_t self, uint64_t ta
   t->segment = segments_.back().id;
   state_.current = t;
   set_payload(tag, payload, slots);
-  return {&t->context, &c->context, {}};
+  return {&t->context, &c->context};
 }
 
 FiberOutcome FiberRuntime::retire(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots) {

@@ -120,10 +120,11 @@ class FiberRuntime {
   // weft_jit_fiber): the bookkeeping (plan_*), then transfer_to(). With one site, the frames a
   // switch returns through are the same code on both sides, so the CPU's
   // return-address predictor stays right across the stack switch.
+  // Two pointers, so that a plan returns in registers: the interpreter's
+  // resume/suspend costs a plan_* call and transfer_to on every round trip.
   struct SwitchPlan {
-    fiber_context* dest = nullptr;  // nullptr: no switch, `outcome` is the result
+    fiber_context* dest = nullptr;  // nullptr: no switch; the result is in the outcome (outcome())
     fiber_context* save = nullptr;  // where the caller's context is kept
-    FiberOutcome outcome;
   };
   SwitchPlan plan_spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots);
   SwitchPlan plan_resume(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
@@ -171,7 +172,7 @@ class FiberRuntime {
     return true;
   }
   FiberOutcome transfer_to(const SwitchPlan& plan) {
-    return plan.dest ? transfer(plan.dest, plan.save) : plan.outcome;
+    return plan.dest ? transfer(plan.dest, plan.save) : state_.outcome;
   }
 
   // The transfer area: event payloads and fiber results travel here.
@@ -188,6 +189,8 @@ class FiberRuntime {
   // outcome. `mine` is the resumed context's stack, made current again.
   FiberOutcome arrived_raw(void* from, runtime::ExecStack* mine);
   void set_body_runner(FiberBodyRunner* runner) { runner_ = runner; }
+  // The outcome of the last plan_* that did not switch, or of the last switch.
+  const FiberOutcome& outcome() const { return state_.outcome; }
 
  private:
   struct Segment {
@@ -222,6 +225,11 @@ class FiberRuntime {
   void refresh_segment() {
     state_.segment_id = segments_.empty() ? 0 : segments_.back().id;
     state_.root_context = segments_.empty() ? nullptr : &segments_.back().root_context;
+  }
+  // A plan that does not switch: `outcome` is the instruction's result.
+  SwitchPlan no_switch(FiberOutcome outcome) {
+    state_.outcome = outcome;
+    return {};
   }
   // Resolves a fiber operand, or sets `trap` (null/moribund).
   fibers::WasmFiber* fiber_operand(uint64_t handle, FiberOutcome& trap);

@@ -30,6 +30,8 @@ extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const Fiber
   // Bookkeeping first, then the one call that switches (see
   // FiberRuntime::SwitchPlan: one call site keeps return prediction right).
   interpreter::FiberRuntime::SwitchPlan plan;
+  FiberOutcome outcome;  // of the instructions that never switch here
+  bool switching = true;
   switch (site->op) {
     case Opcode::FiberSpawn: plan = fibers.plan_spawn(site->callee, payload, slots); break;
     case Opcode::FiberResume: plan = fibers.plan_resume(fp[site->target_slot], site->tag, payload, slots); break;
@@ -42,21 +44,34 @@ extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const Fiber
       break;
     case Opcode::FiberNew: {
       uint64_t handle = 0;
-      plan.outcome = fibers.new_fiber(site->callee, payload, slots, handle);
-      if (plan.outcome.kind != FiberOutcome::Kind::Trap) fp[site->result_slot] = handle;
+      switching = false;
+      outcome = fibers.new_fiber(site->callee, payload, slots, handle);
+      if (outcome.kind != FiberOutcome::Kind::Trap) fp[site->result_slot] = handle;
       break;
     }
     // These two return only when they trap: otherwise this context is gone.
-    case Opcode::FiberRetire: plan.outcome = fibers.retire(fp[site->self_slot], site->tag, payload, slots); break;
-    case Opcode::FiberRetireto:
-      plan.outcome = fibers.retireto(fp[site->self_slot], fp[site->target_slot], site->tag, payload, slots);
+    case Opcode::FiberRetire:
+      switching = false;
+      outcome = fibers.retire(fp[site->self_slot], site->tag, payload, slots);
       break;
-    case Opcode::FiberRelease: plan.outcome = fibers.release(fp[site->target_slot]); break;
-    default: plan.outcome = FiberOutcome{FiberOutcome::Kind::Trap, runtime::TrapKind::Unreachable, 0}; break;
+    case Opcode::FiberRetireto:
+      switching = false;
+      outcome = fibers.retireto(fp[site->self_slot], fp[site->target_slot], site->tag, payload, slots);
+      break;
+    case Opcode::FiberRelease:
+      switching = false;
+      outcome = fibers.release(fp[site->target_slot]);
+      break;
+    default:
+      switching = false;
+      outcome = FiberOutcome{FiberOutcome::Kind::Trap, runtime::TrapKind::Unreachable, 0};
+      break;
   }
-  const FiberOutcome outcome = fibers.transfer_to(plan);
-  // This context runs again (possibly much later): its stack is current.
-  sync_after_switch(ctx);
+  if (switching) {
+    outcome = fibers.transfer_to(plan);
+    // This context runs again (possibly much later): its stack is current.
+    sync_after_switch(ctx);
+  }
   return finish_fiber_instruction(ctx, fp, site, outcome);
 }
 
