@@ -122,7 +122,6 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   // a load through ctx (a switch is a chain of dependent loads — handle,
   // fiber, saved stack pointer, saved registers — and this shortens it).
   masm_.move_imm(S, reinterpret_cast<uint64_t>(fiber_ctx_->fiber_state));
-  Label root = masm_.new_label(), ready = masm_.new_label();
   // dest = the target fiber of the handle in frame slot `slot`, if it is a
   // live, started, suspended fiber; otherwise to `slow`. The fiber this site
   // switched to last is tried first (its handle still equal to the operand);
@@ -155,6 +154,29 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     masm_.store64(S, state_current, dest);
     masm_.lea(dest, dest, fiber_context_slot);
   };
+  // `fiber` must be the running fiber (S.current) and its handle the `self`
+  // operand in frame slot `slot`; otherwise to `slow`.
+  auto load_running_self = [&](Reg fiber, uint32_t slot) {
+    masm_.load64(fiber, S, state_current);
+    masm_.test(true, fiber, fiber);
+    masm_.jump_if_zero(slow);
+    masm_.load64(reg::rax, reg::rbx, slot_disp(slot));
+    masm_.cmp_mem64(reg::rax, fiber, fiber_handle);
+    masm_.jump_if(Cond::Ne, slow);
+  };
+  // out = where the context of `fiber` is kept, which enters `state`; a null
+  // fiber is the segment's root (FiberRuntime::context_slot_of).
+  auto context_slot_of = [&](Reg fiber, FiberState state, Reg out) {
+    Label root = masm_.new_label(), ready = masm_.new_label();
+    masm_.test(true, fiber, fiber);
+    masm_.jump_if_zero(root);
+    masm_.store8_imm(fiber, fiber_state, as_byte(state));
+    masm_.lea(out, fiber, fiber_context_slot);
+    masm_.jump(ready);
+    masm_.bind(root);
+    masm_.load64(out, S, state_root_context);
+    masm_.bind(ready);
+  };
   uint32_t first_payload_source = 1;
   if (site.op == Opcode::FiberResume) {
     // A started, suspended target whose parent is the running context.
@@ -164,14 +186,7 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     masm_.jump_if(Cond::Ne, slow);
     // Committed: the running context waits (its context goes to its fiber,
     // or to the segment's root slot), t runs in this segment.
-    masm_.test(true, reg::rcx, reg::rcx);
-    masm_.jump_if_zero(root);
-    masm_.store8_imm(reg::rcx, fiber_state, as_byte(FiberState::Waiting));
-    masm_.lea(save, reg::rcx, fiber_context_slot);
-    masm_.jump(ready);
-    masm_.bind(root);
-    masm_.load64(save, S, state_root_context);
-    masm_.bind(ready);
+    context_slot_of(reg::rcx, FiberState::Waiting, save);
     run_target();
   } else if (site.op == Opcode::FiberSwitch) {
     // `self` must be the running fiber and the target a started, suspended
@@ -180,12 +195,7 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     // elsewhere in the tree needs the children lists updated: slow path).
     first_payload_source = 2;
     const Reg self = reg::r10;
-    masm_.load64(self, S, state_current);
-    masm_.test(true, self, self);
-    masm_.jump_if_zero(slow);
-    masm_.load64(reg::rax, reg::rbx, slot_disp(sources[0]));  // self
-    masm_.cmp_mem64(reg::rax, self, fiber_handle);
-    masm_.jump_if(Cond::Ne, slow);
+    load_running_self(self, sources[0]);
     find_suspended_target(sources[1]);
     masm_.load64(reg::rcx, self, fiber_parent);
     masm_.cmp_mem64(reg::rcx, dest, fiber_parent);
@@ -195,24 +205,12 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     run_target();
   } else {
     // `self` must be the running fiber; its parent (or the root) runs next.
-    masm_.load64(save, S, state_current);
-    masm_.test(true, save, save);
-    masm_.jump_if_zero(slow);
-    masm_.load64(reg::rax, reg::rbx, slot_disp(sources[0]));  // self
-    masm_.cmp_mem64(reg::rax, save, fiber_handle);
-    masm_.jump_if(Cond::Ne, slow);
+    load_running_self(save, sources[0]);
     masm_.load64(reg::rcx, save, fiber_parent);
     masm_.store8_imm(save, fiber_state, as_byte(FiberState::Suspended));
     masm_.store64(S, state_current, reg::rcx);
     masm_.lea(save, save, fiber_context_slot);
-    masm_.test(true, reg::rcx, reg::rcx);
-    masm_.jump_if_zero(root);
-    masm_.store8_imm(reg::rcx, fiber_state, as_byte(FiberState::Running));
-    masm_.lea(dest, reg::rcx, fiber_context_slot);
-    masm_.jump(ready);
-    masm_.bind(root);
-    masm_.load64(dest, S, state_root_context);
-    masm_.bind(ready);
+    context_slot_of(reg::rcx, FiberState::Running, dest);
   }
   // The event: {Event, tag} and the payload in the transfer area.
   masm_.store8_imm(S, state_kind, uint8_t(interpreter::FiberOutcome::Kind::Event));
