@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-#include "binary/code_reader.h"
+#include "binary/code_walker.h"
 #include "binary/decoder.h"
 #include "binary/reader.h"
 #include "core/module.h"

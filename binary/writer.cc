@@ -5,6 +5,7 @@
 #include <string>
 
 #include "binary/names.h"
+#include "core/instruction_reader.h"
 #include "core/leb128.h"
 
 namespace weft::binary {
@@ -72,14 +73,15 @@ class Encoder {
 // Only then may the function-index encoding stand in for it: the decoder
 // rebuilds exactly these bytes.
 bool canonical_ref_func(const ConstExpr& e, uint32_t& index) {
-  const std::vector<uint8_t>& c = e.code;
-  if (c.size() < 3 || c[0] != 0xD2 || c.back() != 0x0B) return false;
-  size_t pos = 1;
-  if (read_leb_u32(c.data(), c.size(), pos, index) != LebError::None) return false;
-  if (pos + 1 != c.size()) return false;
+  InstructionReader reader(e.code);
+  Instruction in;
+  if (!reader.next(in) || in.op != Opcode::RefFunc) return false;
+  index = in.index;
+  const size_t index_bytes = reader.pos() - 1;  // after the one opcode byte
+  if (!reader.next(in) || in.op != Opcode::End || !reader.at_end()) return false;
   std::vector<uint8_t> minimal;
   write_leb_u32(minimal, index);
-  return minimal.size() == pos - 1;
+  return minimal.size() == index_bytes;
 }
 
 class ModuleWriter {

@@ -70,21 +70,52 @@ struct OpcodeInfo {
 };
 
 namespace detail {
-// Constant-initialised tables (opcodes.cc); the lookups below are inline
-// because every decoding pass calls them once per instruction.
+// Constant-initialised table (opcodes.cc); opcode_info is inline because every
+// decoding pass calls it once per instruction.
 extern const OpcodeInfo kOpcodeInfos[kOpcodeCount];
-extern const std::array<int16_t, 256> kOpcodeBySingleByte;  // Opcode, or -1
 }  // namespace detail
 
 inline const OpcodeInfo& opcode_info(Opcode op) { return detail::kOpcodeInfos[size_t(op)]; }
 
+// The one binary index of the opcode table: byte -> Opcode for single-byte
+// opcodes and, per prefix, sub-opcode -> Opcode (-1: none). Every sub-opcode
+// weft knows is below 256, so larger ones are simply unknown. Built at compile
+// time from opcodes.def; core/instruction_reader.h decodes with it.
+struct OpcodeByteMap {
+  int16_t single[256], fa[256], fc[256], fd[256];
+  constexpr const int16_t* prefixed(uint8_t prefix) const {
+    return prefix == 0xFA ? fa : prefix == 0xFC ? fc : prefix == 0xFD ? fd : nullptr;
+  }
+};
+constexpr OpcodeByteMap make_opcode_byte_map() {
+  OpcodeByteMap map{};
+  for (int i = 0; i < 256; ++i) map.single[i] = map.fa[i] = map.fc[i] = map.fd[i] = -1;
+  int16_t index = 0;
+#define WEFT_OPCODE(name, prefix, code, ...)                                          \
+  (prefix == 0 ? map.single : prefix == 0xFA ? map.fa : prefix == 0xFC ? map.fc : map.fd)[code] = index++;
+#include "core/opcodes.def"
+  return map;
+}
+inline constexpr OpcodeByteMap kOpcodeByteMap = make_opcode_byte_map();
+
+// Each opcode's immediate kind as one byte per opcode: the instruction
+// reader's per-instruction lookup, kept apart from the wide OpcodeInfo rows.
+inline constexpr ImmKind kImmediateKind[kOpcodeCount] = {
+#define WEFT_OPCODE(name, prefix, code, text, imm, ...) ImmKind::imm,
+#include "core/opcodes.def"
+};
+
 // Binary lookups: single-byte opcodes and prefixed ones (prefix, u32 code).
 inline std::optional<Opcode> opcode_from_byte(uint8_t byte) {
-  int16_t idx = detail::kOpcodeBySingleByte[byte];
+  int16_t idx = kOpcodeByteMap.single[byte];
   if (idx < 0) return std::nullopt;
   return Opcode(idx);
 }
-std::optional<Opcode> opcode_from_prefixed(uint8_t prefix, uint32_t code);
+inline std::optional<Opcode> opcode_from_prefixed(uint8_t prefix, uint32_t code) {
+  const int16_t* row = kOpcodeByteMap.prefixed(prefix);
+  if (!row || code > 255 || row[code] < 0) return std::nullopt;
+  return Opcode(row[code]);
+}
 inline bool is_prefix_byte(uint8_t byte) { return byte == 0xFC || byte == 0xFD || byte == 0xFA; }  // 0xFA: fiber extension
 
 // Text lookup: "i32.add" -> I32Add. Several opcodes share a text name only for

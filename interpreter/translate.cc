@@ -9,9 +9,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <unordered_map>
 
-#include "core/leb128.h"
+#include "core/instruction_reader.h"
 #include "core/opcodes.h"
 #include "runtime/store.h"
 #include "runtime/trap.h"
@@ -21,106 +22,10 @@ namespace {
 
 using runtime::Instance;
 
-// Reads instructions and immediates from a validated body (no error checks:
-// the decoder and validator have already accepted these bytes).
-struct CodeReader {
-  const uint8_t* p;
-  const uint8_t* end;
-
-  bool done() const { return p >= end; }
-  uint8_t byte() { return *p++; }
-  uint32_t u32() {
-    uint32_t v = 0;
-    size_t pos = 0;
-    read_leb_u32(p, size_t(end - p), pos, v);
-    p += pos;
-    return v;
-  }
-  int32_t s32() {
-    int32_t v = 0;
-    size_t pos = 0;
-    read_leb_s32(p, size_t(end - p), pos, v);
-    p += pos;
-    return v;
-  }
-  int64_t s64() {
-    int64_t v = 0;
-    size_t pos = 0;
-    read_leb_s64(p, size_t(end - p), pos, v);
-    p += pos;
-    return v;
-  }
-  int64_t s33() {
-    int64_t v = 0;
-    size_t pos = 0;
-    read_leb_s33(p, size_t(end - p), pos, v);
-    p += pos;
-    return v;
-  }
-  uint32_t fixed32() {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    p += 4;
-    return v;
-  }
-  uint64_t fixed64() {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    p += 8;
-    return v;
-  }
-  // A value type: one byte, or 0x63/0x64 followed by a heap type (s33).
-  void value_type() {
-    uint8_t b = byte();
-    if (b == 0x63 || b == 0x64) s33();
-  }
-  // A block type: 0x40, a value type, or a type index (s33). Typed reference
-  // value types (0x63/0x64 heaptype) are two-part; they are one slot wide,
-  // reported here as the i32 code (-1) since only the width matters.
-  int64_t block_type() {
-    if (*p == 0x63 || *p == 0x64) {
-      ++p;
-      s33();
-      return -1;
-    }
-    return s33();
-  }
-  Opcode opcode() {
-    uint8_t b = byte();
-    if (is_prefix_byte(b)) return *opcode_from_prefixed(b, u32());
-    return *opcode_from_byte(b);
-  }
-  void skip_immediates(ImmKind kind) {
-    switch (kind) {
-      case ImmKind::None: break;
-      case ImmKind::BlockType: block_type(); break;
-      case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
-      case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: u32(); break;
-      case ImmKind::BrTable: { uint32_t n = u32(); for (uint32_t i = 0; i <= n; ++i) u32(); break; }
-      case ImmKind::CallIndirect: case ImmKind::TableInit: case ImmKind::TableCopy: u32(); u32(); break;
-      case ImmKind::Memarg: u32(); u32(); break;
-      case ImmKind::MemIdx: byte(); break;
-      case ImmKind::I32: s32(); break;
-      case ImmKind::I64: s64(); break;
-      case ImmKind::F32: p += 4; break;
-      case ImmKind::F64: p += 8; break;
-      case ImmKind::SelectT: {
-        uint32_t n = u32();
-        for (uint32_t i = 0; i < n; ++i) value_type();
-        break;
-      }
-      case ImmKind::HeapType: s33(); break;
-      case ImmKind::MemoryInit: u32(); byte(); break;
-      case ImmKind::MemoryCopy: byte(); byte(); break;
-      case ImmKind::V128: p += 16; break;
-      case ImmKind::Lane: byte(); break;
-      case ImmKind::MemargLane: u32(); u32(); byte(); break;
-      case ImmKind::Shuffle: p += 16; break;
-      case ImmKind::TagIdx: u32(); break;
-      case ImmKind::TypeTag: u32(); u32(); break;
-    }
-  }
-};
+// The body was validated: a read failure means a broken IR, reported as such.
+Error broken_body(const InstructionReader& r) {
+  return make_error(ErrorKind::Malformed, std::string("interpreter: ") + r.error());
+}
 
 enum class EntryKind : uint8_t { Temp, Local, Const };
 
@@ -292,18 +197,27 @@ class Translator {
   DispatchSite* new_site();
   void do_event(uint32_t tag_index);
   uint32_t take_payload(size_t entries);
-  void emit_fiber_op(Opcode op, CodeReader& r);
+  void emit_fiber_op(const Instruction& in);
+  // The slot contents of a constant instruction (t.const, ref.null, ref.func), else nullopt.
+  std::optional<uint64_t> constant_bits(const Instruction& in) const {
+    switch (in.op) {
+      case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const: return in.bits;
+      case Opcode::RefNull: return 0;
+      case Opcode::RefFunc: return reinterpret_cast<uint64_t>(inst_.functions[in.index]);
+      default: return std::nullopt;
+    }
+  }
   void push_results(const std::vector<ValType>& results);
   void build_dispatch_tables();
 
   Result<void> collect_constants();
-  void block_types(int64_t bt, std::vector<uint8_t>& params, std::vector<uint8_t>& results) const;
-  void enter_block(Opcode kind, int64_t block_type);
+  void block_types(const BlockType& bt, std::vector<uint8_t>& params, std::vector<uint8_t>& results) const;
+  void enter_block(Opcode kind, const BlockType& block_type);
   void do_else();
   bool do_end();  // returns true when the function's end was reached
   void do_branch(uint32_t depth);
   void do_br_if(uint32_t depth);
-  void do_br_table(CodeReader& r);
+  void do_br_table(std::span<const uint32_t> targets);
   void emit_return();
   void emit_call(const runtime::FuncInstance* callee);
   bool reachable() const { return !ctrls_.back().unreachable; }
@@ -453,12 +367,13 @@ void Translator::push_results(const std::vector<ValType>& results) {
   for (ValType t : results) push_temp(width_of(t));
 }
 
-void Translator::emit_fiber_op(Opcode op, CodeReader& r) {
+void Translator::emit_fiber_op(const Instruction& in) {
+  const Opcode op = in.op;
   auto tag_of = [&](uint32_t index) { return inst_.tags[index]; };
   switch (op) {
     case Opcode::FiberNew:
     case Opcode::FiberSpawn: {
-      runtime::FuncInstance* fn = inst_.functions[r.u32()];
+      runtime::FuncInstance* fn = inst_.functions[in.index];
       const FuncType& ft = *fn->type;
       const size_t nargs = ft.params.size() - 1;  // the first parameter is the fiber itself
       uint32_t arg_slots = 0;
@@ -489,8 +404,8 @@ void Translator::emit_fiber_op(Opcode op, CodeReader& r) {
     }
     case Opcode::FiberResume:
     case Opcode::FiberSuspendTo: {
-      const FuncType& g = module_.types[r.u32()];
-      const runtime::TagInstance* tag = tag_of(r.u32());
+      const FuncType& g = module_.types[in.index];
+      const runtime::TagInstance* tag = tag_of(in.index2);
       uint32_t payload = take_payload(tag->type->params.size());
       Entry target = pop();
       DispatchSite* site = new_site();
@@ -508,7 +423,7 @@ void Translator::emit_fiber_op(Opcode op, CodeReader& r) {
       return;
     }
     case Opcode::FiberSuspend: {
-      const runtime::TagInstance* tag = tag_of(r.u32());
+      const runtime::TagInstance* tag = tag_of(in.index);
       uint32_t payload = take_payload(tag->type->params.size());
       Entry self = pop();
       DispatchSite* site = new_site();
@@ -522,8 +437,7 @@ void Translator::emit_fiber_op(Opcode op, CodeReader& r) {
       return;
     }
     case Opcode::FiberSwitch: {
-      r.u32();  // $g: only typing depends on it
-      const runtime::TagInstance* tag = tag_of(r.u32());
+      const runtime::TagInstance* tag = tag_of(in.index2);  // in.index, $g: only typing depends on it
       uint32_t payload = take_payload(tag->type->params.size());
       Entry target = pop();
       Entry self = pop();
@@ -539,7 +453,7 @@ void Translator::emit_fiber_op(Opcode op, CodeReader& r) {
       return;
     }
     case Opcode::FiberRetire: {
-      const runtime::TagInstance* tag = tag_of(r.u32());
+      const runtime::TagInstance* tag = tag_of(in.index);
       uint32_t payload = take_payload(tag->type->params.size());
       Entry self = pop();
       emit_op(IOp::IFiberRetire);
@@ -551,8 +465,7 @@ void Translator::emit_fiber_op(Opcode op, CodeReader& r) {
       return;
     }
     case Opcode::FiberRetireto: {
-      r.u32();
-      const runtime::TagInstance* tag = tag_of(r.u32());
+      const runtime::TagInstance* tag = tag_of(in.index2);
       uint32_t payload = take_payload(tag->type->params.size());
       Entry target = pop();
       Entry self = pop();
@@ -596,7 +509,8 @@ void Translator::build_dispatch_tables() {
 Result<void> Translator::collect_constants() {
   // A pre-pass assigns every distinct constant one frame slot, so constant
   // slots sit below the operand temps (which callee frames may overlap).
-  CodeReader r{func_.body.data(), func_.body.data() + func_.body.size()};
+  InstructionReader r(func_.body);
+  Instruction in;
   uint32_t next = out_.const_base;
   auto add = [&](uint64_t bits) {
     if (const_slots_.emplace(bits, next).second) {
@@ -604,44 +518,32 @@ Result<void> Translator::collect_constants() {
       ++next;
     }
   };
-  while (!r.done()) {
-    Opcode op = r.opcode();
-    switch (op) {
-      case Opcode::I32Const: add(uint32_t(r.s32())); break;
-      case Opcode::I64Const: add(uint64_t(r.s64())); break;
-      case Opcode::F32Const: add(r.fixed32()); break;
-      case Opcode::F64Const: add(r.fixed64()); break;
-      case Opcode::RefNull: r.s33(); add(0); break;
-      case Opcode::RefFunc: {
-        uint32_t idx = r.u32();
-        add(reinterpret_cast<uint64_t>(inst_.functions[idx]));
-        break;
-      }
-      default:
-        if (opcode_info(op).prefix == 0xFD)
-          return make_error(ErrorKind::Limit, "SIMD instructions are not supported by the interpreter yet (" +
-                                                  std::string(opcode_info(op).text) + ")");
-        r.skip_immediates(opcode_info(op).immediate);
+  while (!r.at_end()) {
+    if (!r.next(in)) return broken_body(r);
+    if (std::optional<uint64_t> bits = constant_bits(in)) {
+      add(*bits);
+    } else if (opcode_info(in.op).prefix == 0xFD) {
+      return make_error(ErrorKind::Limit, "SIMD instructions are not supported by the interpreter yet (" +
+                                              std::string(opcode_info(in.op).text) + ")");
     }
   }
   return {};
 }
 
-void Translator::block_types(int64_t bt, std::vector<uint8_t>& params, std::vector<uint8_t>& results) const {
+void Translator::block_types(const BlockType& bt, std::vector<uint8_t>& params, std::vector<uint8_t>& results) const {
   params.clear();
   results.clear();
-  if (bt == -64) return;  // 0x40: []
-  if (bt < 0) {
-    // A single value type: 0x7B (v128, s33 -5) is the only two-slot one.
-    results.push_back(bt == -5 ? 2 : 1);
-    return;
+  switch (bt.kind) {
+    case BlockType::Empty: return;
+    case BlockType::Value: results.push_back(width_of(bt.value)); return;
+    case BlockType::TypeIndex: break;
   }
-  const FuncType& ft = module_.types[uint32_t(bt)];
+  const FuncType& ft = module_.types[bt.type_index];
   for (ValType t : ft.params) params.push_back(width_of(t));
   for (ValType t : ft.results) results.push_back(width_of(t));
 }
 
-void Translator::enter_block(Opcode kind, int64_t block_type) {
+void Translator::enter_block(Opcode kind, const BlockType& block_type) {
   Ctrl c;
   c.kind = kind;
   block_types(block_type, c.params, c.results);
@@ -770,10 +672,8 @@ void Translator::do_br_if(uint32_t depth) {
   patch(skip, here());
 }
 
-void Translator::do_br_table(CodeReader& r) {
-  uint32_t n = r.u32();
-  std::vector<uint32_t> depths(n + 1);
-  for (uint32_t i = 0; i <= n; ++i) depths[i] = r.u32();
+void Translator::do_br_table(std::span<const uint32_t> depths) {
+  const uint32_t n = uint32_t(depths.size()) - 1;  // the targets, then the default
   Entry index = pop();
   emit_op(IOp::IBrTable);
   uint32_t op_pos = last_op_pos_;
@@ -863,15 +763,16 @@ Result<void> Translator::run() {
   emit_fuel(entry_fuel);
   if (metered_) out_.entry_fuel = entry_fuel;
 
-  CodeReader r{func_.body.data(), func_.body.data() + func_.body.size()};
-  while (!r.done()) {
-    Opcode op = r.opcode();
+  InstructionReader r(func_.body);
+  Instruction in;
+  while (!r.at_end()) {
+    if (!r.next(in)) return broken_body(r);
+    const Opcode op = in.op;
     const OpcodeInfo& info = opcode_info(op);
     if (!reachable()) {
       // Unreachable code is validated but never executed: emit nothing, only
       // track nesting so the matching else/end is found.
       if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If || op == Opcode::Handle) {
-        r.block_type();
         ++skip_depth_;
         continue;
       }
@@ -879,10 +780,7 @@ Result<void> Translator::run() {
         --skip_depth_;
         continue;
       }
-      if (!((op == Opcode::Else || op == Opcode::Event) && skip_depth_ == 0) && op != Opcode::End) {
-        r.skip_immediates(info.immediate);
-        continue;
-      }
+      if (!((op == Opcode::Else || op == Opcode::Event) && skip_depth_ == 0) && op != Opcode::End) continue;
     }
     switch (op) {
       case Opcode::Unreachable:
@@ -893,13 +791,12 @@ Result<void> Translator::run() {
       case Opcode::Nop: break;
       case Opcode::Block:
       case Opcode::Loop:
-        enter_block(op, r.block_type());
+        enter_block(op, in.block);
         break;
       case Opcode::If: {
-        int64_t bt = r.block_type();
         Entry cond = pop();
         CondBranch to_else = branch_on(cond, false);
-        enter_block(Opcode::If, bt);
+        enter_block(Opcode::If, in.block);
         Fixup f{};
         emit_cond_branch(to_else, f);
         ctrls_.back().else_fixup = f;
@@ -913,22 +810,21 @@ Result<void> Translator::run() {
         }
         break;
       case Opcode::Br:
-        do_branch(r.u32());
+        do_branch(in.index);
         set_unreachable();
         break;
-      case Opcode::BrIf: do_br_if(r.u32()); break;
+      case Opcode::BrIf: do_br_if(in.index); break;
       case Opcode::BrTable:
-        do_br_table(r);
+        do_br_table(in.br_targets);
         set_unreachable();
         break;
       case Opcode::Return:
         emit_return();
         set_unreachable();
         break;
-      case Opcode::Call: emit_call(inst_.functions[r.u32()]); break;
+      case Opcode::Call: emit_call(inst_.functions[in.index]); break;
       case Opcode::CallIndirect: {
-        uint32_t type_index = r.u32();
-        uint32_t table_index = r.u32();
+        const uint32_t type_index = in.index, table_index = in.index2;
         const FuncType& callee_type = module_.types[type_index];
         Entry index = pop();
         size_t nargs = callee_type.params.size();
@@ -948,7 +844,6 @@ Result<void> Translator::run() {
       case Opcode::Drop: pop(); break;
       case Opcode::Select:
       case Opcode::SelectT: {
-        if (op == Opcode::SelectT) r.skip_immediates(ImmKind::SelectT);
         Entry cond = pop();
         Entry b = pop();
         Entry a = pop();
@@ -956,13 +851,13 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::LocalGet: {
-        uint32_t x = r.u32();
+        uint32_t x = in.index;
         stack_.push_back({local_slot_[x], next_home(), local_width_[x], EntryKind::Local});
         break;
       }
       case Opcode::LocalSet:
       case Opcode::LocalTee: {
-        uint32_t x = r.u32();
+        uint32_t x = in.index;
         uint32_t ls = local_slot_[x];
         Entry& top = stack_.back();
         bool top_is_x = top.kind == EntryKind::Local && top.slot == ls;
@@ -993,7 +888,7 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::GlobalGet: {
-        runtime::GlobalInstance* g = inst_.globals[r.u32()];
+        runtime::GlobalInstance* g = inst_.globals[in.index];
         uint8_t w = width_of(g->type.type);
         uint32_t dst = next_home();
         emit_op(w == 2 ? IOp::IGlobalGet128 : IOp::IGlobalGet);
@@ -1005,7 +900,7 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::GlobalSet: {
-        runtime::GlobalInstance* g = inst_.globals[r.u32()];
+        runtime::GlobalInstance* g = inst_.globals[in.index];
         Entry v = pop();
         emit_op(v.width == 2 ? IOp::IGlobalSet128 : IOp::IGlobalSet);
         emit(v.slot);
@@ -1013,7 +908,7 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::TableGet: {
-        runtime::TableInstance* t = inst_.tables[r.u32()];
+        runtime::TableInstance* t = inst_.tables[in.index];
         Entry i = pop();
         uint32_t dst = next_home();
         emit_op(IOp::ITableGet);
@@ -1024,7 +919,7 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::TableSet: {
-        runtime::TableInstance* t = inst_.tables[r.u32()];
+        runtime::TableInstance* t = inst_.tables[in.index];
         Entry v = pop();
         Entry i = pop();
         emit_op(IOp::ITableSet);
@@ -1034,29 +929,24 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::MemorySize:
-        r.byte();
         emit_producer(IOp::IMemorySize, {}, 1);
         break;
       case Opcode::MemoryGrow: {
-        r.byte();
         Entry d = pop();
         emit_producer(IOp::IMemoryGrow, {d.slot}, 1);
         break;
       }
-      case Opcode::I32Const: push_const(uint32_t(r.s32())); break;
-      case Opcode::I64Const: push_const(uint64_t(r.s64())); break;
-      case Opcode::F32Const: push_const(r.fixed32()); break;
-      case Opcode::F64Const: push_const(r.fixed64()); break;
-      case Opcode::RefNull: r.s33(); push_const(0); break;
-      case Opcode::RefFunc: push_const(reinterpret_cast<uint64_t>(inst_.functions[r.u32()])); break;
+      case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
+      case Opcode::RefNull: case Opcode::RefFunc:
+        push_const(*constant_bits(in));
+        break;
       case Opcode::RefIsNull: {
         Entry a = pop();
         emit_producer(IOp::IRefIsNull, {a.slot}, 1);
         break;
       }
       case Opcode::MemoryInit: {
-        uint32_t seg = r.u32();
-        r.byte();
+        uint32_t seg = in.index;
         Entry n = pop(), s = pop(), d = pop();
         emit_fuel_bulk(n, kBytesPerFuel);
         emit_op(IOp::IMemoryInit);
@@ -1066,10 +956,9 @@ Result<void> Translator::run() {
       }
       case Opcode::DataDrop:
         emit_op(IOp::IDataDrop);
-        emit_ptr(&inst_.datas[r.u32()]);
+        emit_ptr(&inst_.datas[in.index]);
         break;
       case Opcode::MemoryCopy: {
-        r.byte(); r.byte();
         Entry n = pop(), s = pop(), d = pop();
         emit_fuel_bulk(n, kBytesPerFuel);
         emit_op(IOp::IMemoryCopy);
@@ -1077,7 +966,6 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::MemoryFill: {
-        r.byte();
         Entry n = pop(), v = pop(), d = pop();
         emit_fuel_bulk(n, kBytesPerFuel);
         emit_op(IOp::IMemoryFill);
@@ -1085,8 +973,7 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::TableInit: {
-        uint32_t seg = r.u32();
-        uint32_t table = r.u32();
+        const uint32_t seg = in.index, table = in.index2;
         Entry n = pop(), s = pop(), d = pop();
         emit_fuel_bulk(n, kElementsPerFuel);
         emit_op(IOp::ITableInit);
@@ -1097,11 +984,10 @@ Result<void> Translator::run() {
       }
       case Opcode::ElemDrop:
         emit_op(IOp::IElemDrop);
-        emit_ptr(&inst_.elems[r.u32()]);
+        emit_ptr(&inst_.elems[in.index]);
         break;
       case Opcode::TableCopy: {
-        uint32_t dst_table = r.u32();
-        uint32_t src_table = r.u32();
+        const uint32_t dst_table = in.index, src_table = in.index2;
         Entry n = pop(), s = pop(), d = pop();
         emit_fuel_bulk(n, kElementsPerFuel);
         emit_op(IOp::ITableCopy);
@@ -1111,7 +997,7 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::TableGrow: {
-        runtime::TableInstance* t = inst_.tables[r.u32()];
+        runtime::TableInstance* t = inst_.tables[in.index];
         Entry delta = pop(), init = pop();
         emit_fuel_bulk(delta, kElementsPerFuel);
         emit_producer(IOp::ITableGrow, {init.slot, delta.slot, 0, 0}, 1);
@@ -1122,13 +1008,13 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::TableSize: {
-        runtime::TableInstance* t = inst_.tables[r.u32()];
+        runtime::TableInstance* t = inst_.tables[in.index];
         uint64_t v = reinterpret_cast<uint64_t>(t);
         emit_producer(IOp::ITableSize, {uint32_t(v), uint32_t(v >> 32)}, 1);
         break;
       }
       case Opcode::TableFill: {
-        runtime::TableInstance* t = inst_.tables[r.u32()];
+        runtime::TableInstance* t = inst_.tables[in.index];
         Entry n = pop(), v = pop(), i = pop();
         emit_fuel_bulk(n, kElementsPerFuel);
         emit_op(IOp::ITableFill);
@@ -1136,12 +1022,12 @@ Result<void> Translator::run() {
         emit_ptr(t);
         break;
       }
-      case Opcode::Handle: enter_block(Opcode::Handle, r.block_type()); break;
-      case Opcode::Event: do_event(r.u32()); break;
+      case Opcode::Handle: enter_block(Opcode::Handle, in.block); break;
+      case Opcode::Event: do_event(in.index); break;
       case Opcode::FiberNew: case Opcode::FiberSpawn: case Opcode::FiberResume: case Opcode::FiberSuspend:
       case Opcode::FiberSuspendTo: case Opcode::FiberSwitch: case Opcode::FiberRetire: case Opcode::FiberRetireto:
       case Opcode::FiberRelease:
-        emit_fiber_op(op, r);
+        emit_fiber_op(in);
         break;
       default: {
         // Plain-signature instructions: numeric ops, loads and stores execute
@@ -1150,8 +1036,7 @@ Result<void> Translator::run() {
           return make_error(ErrorKind::Limit, "instruction not supported by the interpreter: " + std::string(info.text));
         IOp iop = IOp(uint32_t(op));
         if (info.immediate == ImmKind::Memarg) {
-          r.u32();  // alignment: irrelevant for execution
-          uint32_t offset = r.u32();
+          const uint32_t offset = uint32_t(in.mem_offset);  // the alignment is irrelevant for execution
           uint32_t x, y;
           if (info.result == SigType::None) {
             Entry v = pop(), a = pop();

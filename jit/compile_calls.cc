@@ -45,11 +45,11 @@ void FunctionCompiler::call_function(const runtime::FuncInstance*, uint32_t para
   push_slots(results);
 }
 
-Result<void> FunctionCompiler::compile_call(Opcode op, const Immediates& imm, bool& handled) {
+Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   switch (op) {
     case Opcode::Call: {
-      runtime::FuncInstance* callee = instance_.functions[imm.a];
+      runtime::FuncInstance* callee = instance_.functions[imm.index];
       if (has_vec(*callee->type)) return unsupported("call with v128 values");
       spill_all();
       masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(callee));
@@ -57,7 +57,7 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Immediates& imm, bo
       return {};
     }
     case Opcode::CallIndirect: {
-      const FuncType& type = module_.types[imm.a];
+      const FuncType& type = module_.types[imm.index];
       if (has_vec(type)) return unsupported("call_indirect with v128 values");
       Reg index = pop_to_reg();
       spill_all();
@@ -65,8 +65,8 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Immediates& imm, bo
       free_reg(index);
       masm_.move(reg::rdi, reg::r12);
       masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
-      masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(instance_.tables[imm.b]));
-      masm_.move_imm(reg::r8, instance_.type_ids[imm.a]);
+      masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(instance_.tables[imm.index2]));
+      masm_.move_imm(reg::r8, instance_.type_ids[imm.index]);
       masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_resolve_indirect));
       masm_.test(true, reg::rax, reg::rax);
       masm_.jump_if_zero(trap_return_);

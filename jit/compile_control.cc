@@ -217,7 +217,7 @@ void FunctionCompiler::end_frame() {
   push_slots(f.results);
 }
 
-Result<void> FunctionCompiler::compile_control(Opcode op, const Immediates& imm, bool& handled) {
+Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   switch (op) {
     case Opcode::Unreachable:
@@ -226,7 +226,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Immediates& imm,
       return {};
     case Opcode::Block: case Opcode::Loop: case Opcode::If: {
       ControlFrame f;
-      WEFT_TRY(block_signature(imm.block_type, f.params, f.results));
+      WEFT_TRY(block_signature(imm.block, f.params, f.results));
       if (op == Opcode::If) {
         Reg cond = pop_to_reg();
         spill_all();
@@ -258,7 +258,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Immediates& imm,
       return {};
     case Opcode::Br: {
       spill_all();
-      branch_to(control_[control_.size() - 1 - imm.a]);
+      branch_to(control_[control_.size() - 1 - imm.index]);
       mark_unreachable();
       return {};
     }
@@ -273,7 +273,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Immediates& imm,
       spill_all();
       masm_.test(false, cond, cond);
       free_reg(cond);
-      ControlFrame& target = control_[control_.size() - 1 - imm.a];
+      ControlFrame& target = control_[control_.size() - 1 - imm.index];
       if (branch_needs_moves(target)) {
         Label skip = masm_.new_label();
         masm_.jump_if_zero(skip);
@@ -287,19 +287,19 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Immediates& imm,
     case Opcode::BrTable: {
       Reg index = pop_to_reg();
       spill_all();
-      uint32_t count = uint32_t(imm.targets.size()) - 1;  // the last entry is the default
+      uint32_t count = uint32_t(imm.br_targets.size()) - 1;  // the last entry is the default
       // Clamp: any index ≥ count takes the default.
       masm_.zero_extend32(index, index);
       masm_.move_imm(reg::r11, count);
       masm_.cmp(true, index, reg::r11);
       masm_.cmove_if(Cond::GtU, index, reg::r11);
       std::vector<Label> stubs;
-      for (size_t i = 0; i < imm.targets.size(); ++i) stubs.push_back(masm_.new_label());
+      for (size_t i = 0; i < imm.br_targets.size(); ++i) stubs.push_back(masm_.new_label());
       masm_.jump_table(index, stubs.data(), uint32_t(stubs.size()));
       free_reg(index);
-      for (size_t i = 0; i < imm.targets.size(); ++i) {
+      for (size_t i = 0; i < imm.br_targets.size(); ++i) {
         masm_.bind(stubs[i]);
-        branch_to(control_[control_.size() - 1 - imm.targets[i]]);
+        branch_to(control_[control_.size() - 1 - imm.br_targets[i]]);
       }
       mark_unreachable();
       return {};
@@ -355,10 +355,8 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
     case Opcode::I64GeU: c = Compare{Cond::GeU, true, false}; break;
     default: return {};
   }
-  // br_if and if are one-byte opcodes.
-  constexpr uint8_t kBrIfByte = 0x0D, kIfByte = 0x04;
-  uint8_t next = 0;
-  if (!reader_.peek(next) || (next != kBrIfByte && next != kIfByte)) return {};
+  const std::optional<Opcode> next = reader_.peek_opcode();
+  if (next != Opcode::BrIf && next != Opcode::If) return {};
   handled = true;
 
   // Operands into registers, the rest of the stack to its slots (as br_if and
@@ -397,16 +395,15 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   if (b_in_reg) free_reg(b);
 
   instr_offset_ = reader_.pos();
-  std::optional<Opcode> branch = reader_.opcode();
-  Immediates imm;
-  WEFT_TRY(read_immediates(*branch, imm));
-  if (*branch == Opcode::If) {
+  Instruction imm;
+  WEFT_TRY(read_instruction(imm));
+  if (imm.op == Opcode::If) {
     ControlFrame f;
-    WEFT_TRY(block_signature(imm.block_type, f.params, f.results));
+    WEFT_TRY(block_signature(imm.block, f.params, f.results));
     open_if(f, x64::negate(c->cond));
     return {};
   }
-  ControlFrame& target = control_[control_.size() - 1 - imm.a];
+  ControlFrame& target = control_[control_.size() - 1 - imm.index];
   if (branch_needs_moves(target)) {
     Label skip = masm_.new_label();
     masm_.jump_if(x64::negate(c->cond), skip);

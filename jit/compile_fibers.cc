@@ -325,7 +325,7 @@ void FunctionCompiler::event_clause(uint32_t tag_index) {
   push_slots(slots);
 }
 
-Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, bool& handled) {
+Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   if (op != Opcode::Handle && sites_out_ == nullptr) return unsupported("fiber instructions");
   auto tag_params = [&](uint32_t tag_index) -> Result<uint32_t> {
@@ -338,7 +338,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
       // Values below the handle must be in their slots at every clause entry.
       spill_all();
       ControlFrame f;
-      WEFT_TRY(block_signature(imm.block_type, f.params, f.results));
+      WEFT_TRY(block_signature(imm.block, f.params, f.results));
       f.kind = ControlFrame::Kind::Handle;
       f.height = height() - f.params;
       f.target_slot = num_locals_ + f.height;
@@ -347,12 +347,12 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
       return {};
     }
     case Opcode::Event: {
-      WEFT_TRY(tag_params(imm.a));
-      event_clause(imm.a);
+      WEFT_TRY(tag_params(imm.index));
+      event_clause(imm.index);
       return {};
     }
     case Opcode::FiberNew: case Opcode::FiberSpawn: {
-      runtime::FuncInstance* callee = instance_.functions[imm.a];
+      runtime::FuncInstance* callee = instance_.functions[imm.index];
       if (has_vec(callee->type->params) || has_vec(callee->type->results)) return unsupported("v128 fiber function");
       const uint32_t args = uint32_t(callee->type->params.size()) - 1;  // the first is the fiber itself
       spill_all();
@@ -384,7 +384,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
     }
     case Opcode::FiberResume: case Opcode::FiberSuspendTo: case Opcode::FiberSuspend: case Opcode::FiberSwitch: {
       const bool typed = op != Opcode::FiberSuspend;
-      const uint32_t tag_index = typed ? imm.b : imm.a;
+      const uint32_t tag_index = typed ? imm.index2 : imm.index;
       WEFT_TRY_ASSIGN(uint32_t payload, tag_params(tag_index));
       // Where the inline path reads its operands: a lazily read local is read
       // from the local itself rather than from the slot spill_all copies it
@@ -407,7 +407,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
       if (op != Opcode::FiberSuspend) site->target_slot = num_locals_ + payload_first - 1;
       site->result_slot = num_locals_ + first;
       if (op == Opcode::FiberResume || op == Opcode::FiberSuspendTo) {
-        const FuncType& g = module_.types[imm.a];
+        const FuncType& g = module_.types[imm.index];
         if (has_vec(g.results)) return unsupported("v128 fiber results");
         site->result_slots = uint32_t(g.results.size());
       }
@@ -444,7 +444,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Immediates& imm, b
     }
     case Opcode::FiberRetire: case Opcode::FiberRetireto: {
       const bool to = op == Opcode::FiberRetireto;
-      const uint32_t tag_index = to ? imm.b : imm.a;
+      const uint32_t tag_index = to ? imm.index2 : imm.index;
       WEFT_TRY_ASSIGN(uint32_t payload, tag_params(tag_index));
       spill_all();
       const uint32_t payload_first = height() - payload;

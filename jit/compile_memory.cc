@@ -41,7 +41,7 @@ bool is_i32_signed_load(Opcode op) { return op == Opcode::I32Load8S || op == Opc
 constexpr uint8_t kBytesPerFuelShift = 16;  // 1 fuel per 64 KiB, as the interpreter
 }  // namespace
 
-Result<void> FunctionCompiler::compile_memory(Opcode op, const Immediates& imm, bool& handled) {
+Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   if (std::optional<Access> access = access_of(op)) {
     Reg value = 0;
@@ -49,7 +49,7 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Immediates& imm, 
     Reg addr = pop_to_reg();
     masm_.zero_extend32(addr, addr);
     // ea = zext(addr) + offset; in bounds iff ea + bytes ≤ size (64-bit: no overflow).
-    uint64_t offset = imm.b;
+    uint64_t offset = imm.mem_offset;
     int32_t disp = int32_t(offset);
     if (offset + access->bytes > 0x7FFFFFFFu) {
       masm_.move_imm(reg::r11, offset);
@@ -92,10 +92,10 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Immediates& imm, 
     case Opcode::MemoryInit:
       spill_all();
       charge_fuel_bulk(height() - 1, kBytesPerFuelShift);
-      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_init), memory_, &instance_.datas[imm.a], 3, 0);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_init), memory_, &instance_.datas[imm.index], 3, 0);
       return {};
     case Opcode::DataDrop:
-      call_bulk(reinterpret_cast<const void*>(&weft_jit_data_drop), &instance_.datas[imm.a], nullptr, 0, 0);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_data_drop), &instance_.datas[imm.index], nullptr, 0, 0);
       return {};
     case Opcode::MemoryCopy:
       spill_all();

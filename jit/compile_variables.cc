@@ -6,7 +6,7 @@ namespace weft::jit {
 
 namespace reg = x64::reg;
 
-Result<void> FunctionCompiler::compile_variable(Opcode op, const Immediates& imm, bool& handled) {
+Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   switch (op) {
     case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
@@ -17,7 +17,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Immediates& imm
       return {};
     case Opcode::RefFunc:
       // Function references are FuncInstance pointers; instances never move.
-      push_const(reinterpret_cast<uint64_t>(instance_.functions[imm.a]));
+      push_const(reinterpret_cast<uint64_t>(instance_.functions[imm.index]));
       return {};
     case Opcode::RefIsNull: {
       Reg a = pop_to_reg();
@@ -43,32 +43,32 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Immediates& imm
       return {};
     }
     case Opcode::LocalGet:
-      stack_.push_back(StackValue{Loc::Local, 0, imm.a});  // loaded by its consumer
+      stack_.push_back(StackValue{Loc::Local, 0, imm.index});  // loaded by its consumer
       return {};
     case Opcode::LocalSet: case Opcode::LocalTee: {
       // The value first (it may read this very local), then older lazy reads
       // of the local, then the store.
-      if (stack_.back().loc == Loc::Local && stack_.back().imm == imm.a) {
+      if (stack_.back().loc == Loc::Local && stack_.back().imm == imm.index) {
         Reg r = pop_to_reg();
         push_reg(r);
       }
       const StackValue top = stack_.back();
       stack_.pop_back();
-      materialize_local(imm.a);
+      materialize_local(imm.index);
       stack_.push_back(top);
       StackValue& v = stack_.back();
       if (v.loc == Loc::Xmm) {  // a float result goes to the local as it is
-        masm_.xmm_store(reg::rbx, slot_disp(imm.a), v.reg);
+        masm_.xmm_store(reg::rbx, slot_disp(imm.index), v.reg);
         if (op == Opcode::LocalSet) pop_discard();
         return {};
       }
       if (v.loc == Loc::Const && int64_t(v.imm) == int64_t(int32_t(v.imm))) {
-        masm_.store64_imm(reg::rbx, slot_disp(imm.a), int32_t(v.imm));
+        masm_.store64_imm(reg::rbx, slot_disp(imm.index), int32_t(v.imm));
         if (op == Opcode::LocalSet) pop_discard();
         return {};
       }
       Reg r = pop_to_reg();
-      masm_.store64(reg::rbx, slot_disp(imm.a), r);
+      masm_.store64(reg::rbx, slot_disp(imm.index), r);
       if (op == Opcode::LocalTee)
         push_reg(r);
       else
@@ -77,7 +77,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Immediates& imm
     }
     case Opcode::GlobalGet: {
       // Globals never move: their value's address is a constant.
-      runtime::GlobalInstance* g = instance_.globals[imm.a];
+      runtime::GlobalInstance* g = instance_.globals[imm.index];
       if (g->type.type.is_vec()) return unsupported("v128 global");
       Reg r = alloc_reg();
       masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(&g->value[0]));
@@ -86,7 +86,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Immediates& imm
       return {};
     }
     case Opcode::GlobalSet: {
-      runtime::GlobalInstance* g = instance_.globals[imm.a];
+      runtime::GlobalInstance* g = instance_.globals[imm.index];
       if (g->type.type.is_vec()) return unsupported("v128 global");
       Reg r = pop_to_reg();
       masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(&g->value[0]));

@@ -214,102 +214,27 @@ Label FunctionCompiler::trap_label(runtime::TrapKind kind) {
   return trap_labels_.back().second;
 }
 
-Result<void> FunctionCompiler::read_immediates(Opcode op, Immediates& imm) {
-  validator::CodeReader& r = reader_;
-  bool ok = true;
-  switch (opcode_info(op).immediate) {
-    case ImmKind::None: break;
-    case ImmKind::BlockType: {
-      uint8_t first = 0;
-      r.peek(first);
-      if (first == validator::kRefNullPrefix || first == validator::kRefPrefix) {
-        // A typed fiber reference: one slot wide, like i32.
-        int64_t heap;
-        ok = r.skip(1) && r.s33(heap);
-        imm.block_type = -1;
-      } else {
-        ok = r.s33(imm.block_type);
-      }
-      break;
-    }
-    case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
-    case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::TagIdx:
-      ok = r.u32(imm.a);
-      break;
-    case ImmKind::BrTable: {
-      uint32_t n = 0;
-      ok = r.u32(n);
-      for (uint32_t i = 0; ok && i <= n; ++i) {
-        uint32_t t = 0;
-        ok = r.u32(t);
-        imm.targets.push_back(t);
-      }
-      break;
-    }
-    case ImmKind::CallIndirect: case ImmKind::TableInit: case ImmKind::TableCopy: case ImmKind::TypeTag:
-    case ImmKind::Memarg:
-      ok = r.u32(imm.a) && r.u32(imm.b);
-      break;
-    case ImmKind::MemIdx: case ImmKind::Lane: ok = r.skip(1); break;
-    case ImmKind::I32: {
-      int32_t v = 0;
-      ok = r.s32(v);
-      imm.bits = uint32_t(v);
-      break;
-    }
-    case ImmKind::I64: {
-      int64_t v = 0;
-      ok = r.s64(v);
-      imm.bits = uint64_t(v);
-      break;
-    }
-    case ImmKind::F32: case ImmKind::F64: {
-      size_t n = opcode_info(op).immediate == ImmKind::F32 ? 4 : 8;
-      for (size_t i = 0; ok && i < n; ++i) {
-        uint8_t b = 0;
-        ok = r.u8(b);
-        imm.bits |= uint64_t(b) << (8 * i);
-      }
-      break;
-    }
-    case ImmKind::SelectT: {
-      uint32_t n = 0;
-      ok = r.u32(n);
-      for (uint32_t i = 0; ok && i < n; ++i) {
-        uint8_t b = 0;
-        ok = r.u8(b);
-        if (b == 0x7B) return unsupported("select of v128");
-        if (ok && (b == validator::kRefNullPrefix || b == validator::kRefPrefix)) {
-          int64_t heap;
-          ok = r.s33(heap);
-        }
-      }
-      break;
-    }
-    case ImmKind::HeapType: {
-      int64_t heap;
-      ok = r.s33(heap);
-      break;
-    }
-    case ImmKind::MemoryInit: ok = r.u32(imm.a) && r.skip(1); break;
-    case ImmKind::MemoryCopy: ok = r.skip(2); break;
-    case ImmKind::V128: case ImmKind::Shuffle: ok = r.skip(16); break;
-    case ImmKind::MemargLane: ok = r.u32(imm.a) && r.u32(imm.b) && r.skip(1); break;
-  }
+Result<void> FunctionCompiler::read_instruction(Instruction& insn) {
   // The body was validated: a failure here means a broken IR, reported as such.
-  if (!ok) return make_error(ErrorKind::Malformed, "JIT: truncated immediate", Location::in_function(self_->index, instr_offset_));
+  if (!reader_.next(insn))
+    return make_error(ErrorKind::Malformed, std::string("JIT: ") + reader_.error(),
+                      Location::in_function(self_->index, instr_offset_));
+  if (insn.op == Opcode::SelectT && !insn.select_types.empty() && insn.select_types[0].is_vec())
+    return unsupported("select of v128");
   return {};
 }
 
-Result<void> FunctionCompiler::block_signature(int64_t block_type, uint32_t& params, uint32_t& results) const {
+Result<void> FunctionCompiler::block_signature(const BlockType& block, uint32_t& params, uint32_t& results) const {
   params = results = 0;
-  if (block_type == -64) return {};
-  if (block_type == -5) return unsupported("v128 block");
-  if (block_type < 0) {
-    results = 1;
-    return {};
+  switch (block.kind) {
+    case BlockType::Empty: return {};
+    case BlockType::Value:
+      if (block.value.is_vec()) return unsupported("v128 block");
+      results = 1;  // every other value type, typed fiber references included, is one slot wide
+      return {};
+    case BlockType::TypeIndex: break;
   }
-  const FuncType& ft = module_.types[uint32_t(block_type)];
+  const FuncType& ft = module_.types[block.type_index];
   for (ValType t : ft.params)
     if (t.is_vec()) return unsupported("v128 block");
   for (ValType t : ft.results)
@@ -346,33 +271,32 @@ Result<void> FunctionCompiler::compile() {
   while (!control_.empty()) {
     if (reader_.at_end()) return make_error(ErrorKind::Malformed, "JIT: body ends inside a block");
     instr_offset_ = reader_.pos();
-    std::optional<Opcode> op = reader_.opcode();
-    if (!op) return make_error(ErrorKind::Malformed, "JIT: unknown opcode", Location::in_function(self_->index, instr_offset_));
-    Immediates imm;
-    if (opcode_info(*op).immediate != ImmKind::None) WEFT_TRY(read_immediates(*op, imm));
+    Instruction imm;
+    WEFT_TRY(read_instruction(imm));
+    const Opcode op = imm.op;
     if (control_.back().unreachable) {
       // Dead code: only the block structure matters until the arm ends.
-      if (*op == Opcode::Block || *op == Opcode::Loop || *op == Opcode::If || *op == Opcode::Handle) {
+      if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If || op == Opcode::Handle) {
         ++dead_depth_;
         continue;
       }
       if (dead_depth_ > 0) {
-        if (*op == Opcode::End) --dead_depth_;
+        if (op == Opcode::End) --dead_depth_;
         continue;
       }
       // `event` starts a clause of the frame whose arm is dead: live again.
-      if (*op != Opcode::End && *op != Opcode::Else && *op != Opcode::Event) continue;
+      if (op != Opcode::End && op != Opcode::Else && op != Opcode::Event) continue;
     }
-    WEFT_TRY(compile_instruction(*op, imm));
+    WEFT_TRY(compile_instruction(op, imm));
   }
   epilogue_and_stubs();
   if (!masm_.error().empty()) return make_error(ErrorKind::Limit, "JIT assembler: " + masm_.error());
   return {};
 }
 
-Result<void> FunctionCompiler::compile_instruction(Opcode op, const Immediates& imm) {
+Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction& imm) {
   // The families after compile_numeric, in the order they are tried; indexed by Family.
-  using FamilyFn = Result<void> (FunctionCompiler::*)(Opcode, const Immediates&, bool&);
+  using FamilyFn = Result<void> (FunctionCompiler::*)(Opcode, const Instruction&, bool&);
   static constexpr FamilyFn kFamilies[] = {nullptr, nullptr, &FunctionCompiler::compile_control,
                                            &FunctionCompiler::compile_variable, &FunctionCompiler::compile_memory,
                                            &FunctionCompiler::compile_call, &FunctionCompiler::compile_table,

@@ -15,7 +15,7 @@
 #include "core/result.h"
 #include "runtime/objects.h"
 #include "runtime/trap.h"
-#include "validator/code_reader.h"
+#include "core/instruction_reader.h"
 #include "validator/validator.h"
 #include "jit/context.h"
 #include "jit/x64/macro_assembler.h"
@@ -58,12 +58,6 @@ struct ControlFrame {
 };
 
 // The immediates of one instruction, decoded once.
-struct Immediates {
-  uint32_t a = 0, b = 0;          // index / align, offset / second index
-  uint64_t bits = 0;              // constants (raw bits)
-  int64_t block_type = -64;       // s33 block type (-64 = empty)
-  std::vector<uint32_t> targets;  // br_table: labels then the default
-};
 
 // Why a function was not compiled (runs in the interpreter).
 struct Unsupported {
@@ -127,18 +121,19 @@ class FunctionCompiler {
   void reload_memory();
   Label trap_label(runtime::TrapKind kind);
 
-  Result<void> read_immediates(Opcode op, Immediates& imm);
-  Result<void> block_signature(int64_t block_type, uint32_t& params, uint32_t& results) const;
+  Result<void> block_signature(const BlockType& block, uint32_t& params, uint32_t& results) const;
+  // The next instruction from reader_, or why it cannot be compiled.
+  Result<void> read_instruction(Instruction& insn);
 
   // ---- families ---------------------------------------------------------
-  Result<void> compile_instruction(Opcode op, const Immediates& imm);
+  Result<void> compile_instruction(Opcode op, const Instruction& imm);
   bool compile_numeric(Opcode op);                 // compile_numeric.cc; false: not numeric
-  Result<void> compile_control(Opcode op, const Immediates& imm, bool& handled);  // compile_control.cc
-  Result<void> compile_variable(Opcode op, const Immediates& imm, bool& handled);  // compile_variables.cc
-  Result<void> compile_memory(Opcode op, const Immediates& imm, bool& handled);    // compile_memory.cc
-  Result<void> compile_call(Opcode op, const Immediates& imm, bool& handled);      // compile_calls.cc
-  Result<void> compile_table(Opcode op, const Immediates& imm, bool& handled);     // compile_tables.cc
-  Result<void> compile_fiber(Opcode op, const Immediates& imm, bool& handled);     // compile_fibers.cc
+  Result<void> compile_control(Opcode op, const Instruction& imm, bool& handled);  // compile_control.cc
+  Result<void> compile_variable(Opcode op, const Instruction& imm, bool& handled);  // compile_variables.cc
+  Result<void> compile_memory(Opcode op, const Instruction& imm, bool& handled);    // compile_memory.cc
+  Result<void> compile_call(Opcode op, const Instruction& imm, bool& handled);      // compile_calls.cc
+  Result<void> compile_table(Opcode op, const Instruction& imm, bool& handled);     // compile_tables.cc
+  Result<void> compile_fiber(Opcode op, const Instruction& imm, bool& handled);     // compile_fibers.cc
   // A bulk memory/table instruction as a helper call (jit/context.h: BulkHelper).
   void call_bulk(const void* helper, const void* a, const void* b, uint32_t operands, uint32_t results);
 
@@ -202,7 +197,7 @@ class FunctionCompiler {
   runtime::FuncInstance* self_;
   runtime::MemoryInstance* memory_;
   MacroAssembler& masm_;
-  validator::CodeReader reader_;
+  InstructionReader reader_;
   size_t instr_offset_ = 0;  // body offset of the instruction being compiled
 
   uint32_t num_locals_ = 0;  // params + declared locals

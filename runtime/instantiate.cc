@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "core/leb128.h"
+#include "core/instruction_reader.h"
 #include "core/opcodes.h"
 #include "runtime/trap.h"
 
@@ -94,44 +94,29 @@ Result<void> check_import(TypeCanonicalizer& types, const Import& imp, const Ext
   return {};
 }
 
-uint64_t read_u32_at(const std::vector<uint8_t>& code, size_t& pos) {
-  uint32_t v = 0;
-  read_leb_u32(code.data(), code.size(), pos, v);
-  return v;
-}
-
 }  // namespace
 
 void eval_const_expr(const Instance& instance, const ConstExpr& expr, uint64_t out[2]) {
   // Validated input: a single value-producing instruction followed by `end`.
-  const auto& code = expr.code;
   out[0] = out[1] = 0;
-  size_t pos = 0;
-  while (pos < code.size()) {
-    uint8_t op = code[pos++];
-    switch (op) {
-      case 0x41: { int32_t v; read_leb_s32(code.data(), code.size(), pos, v); out[0] = uint32_t(v); break; }
-      case 0x42: { int64_t v; read_leb_s64(code.data(), code.size(), pos, v); out[0] = uint64_t(v); break; }
-      case 0x43: { uint32_t v; std::memcpy(&v, code.data() + pos, 4); pos += 4; out[0] = v; break; }
-      case 0x44: { std::memcpy(&out[0], code.data() + pos, 8); pos += 8; break; }
-      case 0x23: {
-        const GlobalInstance* g = instance.globals[read_u32_at(code, pos)];
+  InstructionReader reader(expr.code);
+  Instruction in;
+  while (reader.next(in)) {
+    switch (in.op) {
+      case Opcode::I32Const:
+      case Opcode::I64Const:
+      case Opcode::F32Const:
+      case Opcode::F64Const: out[0] = in.bits; break;
+      case Opcode::V128Const: std::memcpy(out, in.bytes16, 16); break;
+      case Opcode::GlobalGet: {
+        const GlobalInstance* g = instance.globals[in.index];
         out[0] = g->value[0];
         out[1] = g->value[1];
         break;
       }
-      case 0xD0: pos += 1; out[0] = 0; break;  // ref.null t
-      case 0xD2: out[0] = reinterpret_cast<uint64_t>(instance.functions[read_u32_at(code, pos)]); break;
-      case 0xFD: {  // v128.const
-        uint32_t sub = uint32_t(read_u32_at(code, pos));
-        if (sub == 0x0C) {
-          std::memcpy(out, code.data() + pos, 16);
-          pos += 16;
-        }
-        break;
-      }
-      case 0x0B: return;
-      default: return;  // unreachable for validated input
+      case Opcode::RefNull: out[0] = 0; break;
+      case Opcode::RefFunc: out[0] = reinterpret_cast<uint64_t>(instance.functions[in.index]); break;
+      default: return;  // `end` (anything else is unreachable for validated input)
     }
   }
 }

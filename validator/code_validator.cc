@@ -51,8 +51,9 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   const Function& func = module_.functions[defined_index];
   const FuncType& type = module_.types[func.type_index];  // checked by the module validator
   func_index_ = ctx_.num_functions() - uint32_t(module_.functions.size()) + defined_index;
-  CodeReader reader(func.body);
-  reader_ = &reader;
+  // SIMD and fiber opcodes decode regardless of the options, so that run() can
+  // say which feature is disabled rather than "illegal opcode".
+  reader_.reset(func.body, ReaderFeatures{.simd = true, .fibers = true});
   instr_offset_ = 0;
   height_ = 0;
   ctrls_.clear();
@@ -105,7 +106,6 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
     push_ctrl(Opcode::End, {{}, type.results});
     ok = run() && finish_scopes(info);
   }
-  reader_ = nullptr;
   if (!ok) return std::move(error_);
   info.max_stack_height = max_slots_;
   info.uses_memory = uses_memory_;
@@ -114,20 +114,17 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
 }
 
 bool CodeValidator::run() {
-  CodeReader& reader = *reader_;
+  InstructionReader& reader = reader_;
   while (!ctrls_.empty()) {
     instr_offset_ = reader.pos();
-    std::optional<Opcode> op = reader.opcode();
-    if (!op) {
-      if (reader.at_end()) return malformed("unexpected end of function body (missing end)");
-      return *reader.error() ? truncated() : malformed("illegal opcode");
-    }
-    const OpcodeInfo& info = opcode_info(*op);
+    if (reader.at_end()) return malformed("unexpected end of function body (missing end)");
+    if (!reader.next(insn_)) return truncated();
+    const OpcodeInfo& info = opcode_info(insn_.op);
     if (info.prefix == 0xFD && !ctx_.options.enable_simd)
       return invalid("SIMD support is not enabled: " + std::string(info.text));
     if (info.prefix == 0xFA && !ctx_.options.enable_fibers)
       return invalid("fiber support is not enabled: " + std::string(info.text));
-    if (!(info.is_special() ? special(*op) : generic(info))) return false;
+    if (!(info.is_special() ? special(insn_.op) : generic(info))) return false;
     // One instruction adds at most one block or one type's results, so
     // checking here bounds memory for any input.
     if (height_ > kMaxOperandStackHeight) return fail(ErrorKind::Limit, "operand stack too deep");
@@ -151,7 +148,7 @@ bool CodeValidator::fail(ErrorKind kind, std::string message) {
 bool CodeValidator::invalid(std::string message) { return fail(ErrorKind::Invalid, std::move(message)); }
 bool CodeValidator::invalid(const char* message) { return fail(ErrorKind::Invalid, message); }
 bool CodeValidator::malformed(const char* message) { return fail(ErrorKind::Malformed, message); }
-bool CodeValidator::truncated() { return malformed(reader_->error()); }
+bool CodeValidator::truncated() { return malformed(reader_.error()); }
 bool CodeValidator::unknown(const char* index_space, uint64_t index) {
   return invalid(std::string("unknown ") + index_space + " " + std::to_string(index));
 }
@@ -257,29 +254,25 @@ void CodeValidator::set_unreachable() {
 // ---------------------------------------------------------------------------
 // Immediates
 
-bool CodeValidator::read_block_type(BlockSig& out) {
-  uint8_t byte;
-  if (!reader_->peek(byte)) return malformed("unexpected end");
-  if (byte == 0x40) {
-    out = {};
-    return reader_->skip(1);
+bool CodeValidator::block_sig(const BlockType& block, BlockSig& out) {
+  switch (block.kind) {
+    case BlockType::Empty: out = {}; return true;
+    case BlockType::Value: {
+      const ValType t = block.value;
+      if (!check_valtype(t)) return false;
+      if (t.kind < std::size(kSingleTypes) && kSingleTypes[t.kind] == t) {
+        out = {{}, {&kSingleTypes[t.kind], 1}};
+      } else {  // a fiber reference type: kept for the frame's lifetime
+        block_results_.push_back(t);
+        out = {{}, {&block_results_.back(), 1}};
+      }
+      return true;
+    }
+    case BlockType::TypeIndex: break;
   }
-  if (std::optional<ValType> t = valtype_from_byte(byte)) {
-    out = {{}, {&kSingleTypes[t->kind], 1}};
-    return reader_->skip(1) && check_valtype(*t);
-  }
-  if (ctx_.options.enable_fibers && (byte == kFiberHeapType || byte == kRefNullPrefix || byte == kRefPrefix)) {
-    ValType t;
-    if (!read_value_type(t)) return false;
-    block_results_.push_back(t);
-    out = {{}, {&block_results_.back(), 1}};
-    return true;
-  }
-  int64_t index;
-  if (!reader_->s33(index)) return truncated();
-  if (index < 0) return malformed("malformed block type");
-  if (uint64_t(index) >= module_.types.size()) return unknown("type", index);
-  const FuncType& type = module_.types[size_t(index)];
+  const uint32_t index = block.type_index;
+  if (index >= module_.types.size()) return unknown("type", index);
+  const FuncType& type = module_.types[index];
   if (type.is_fiber)
     return invalid("type mismatch: block type is not a function type: type " + std::to_string(index) +
                    " is a fiber type");
@@ -287,43 +280,21 @@ bool CodeValidator::read_block_type(BlockSig& out) {
   return true;
 }
 
-bool CodeValidator::read_value_type(ValType& out) {
-  switch (validator::read_value_type(*reader_, ctx_.options.enable_fibers, out)) {
-    case TypeDecode::Ok: return check_valtype(out);
-    case TypeDecode::Truncated: return truncated();
-    case TypeDecode::Malformed: break;
-  }
-  return malformed("malformed value type");
-}
-
-bool CodeValidator::read_label(uint32_t& depth) {
-  if (!read_u32(depth)) return false;
-  return depth < ctrls_.size() || unknown("label", depth);
-}
-
-bool CodeValidator::read_zero_byte() {
-  uint8_t byte;
-  if (!reader_->u8(byte)) return truncated();
-  return byte == 0 || malformed("zero byte expected");
-}
+bool CodeValidator::check_label(uint32_t depth) { return depth < ctrls_.size() || unknown("label", depth); }
 
 bool CodeValidator::check_memory() {
   uses_memory_ = true;
   return ctx_.num_memories > 0 || invalid("unknown memory 0");
 }
 
-bool CodeValidator::read_memarg(uint32_t natural_bytes) {
-  uint32_t align, offset;
-  if (!read_u32(align) || !read_u32(offset) || !check_memory()) return false;
-  if (align >= 32 || (uint64_t(1) << align) > natural_bytes)
+bool CodeValidator::check_memarg(uint32_t natural_bytes) {
+  if (!check_memory()) return false;
+  if (insn_.align >= 32 || (uint64_t(1) << insn_.align) > natural_bytes)
     return invalid("alignment must not be larger than natural");
   return true;
 }
 
-bool CodeValidator::read_table(uint32_t& index) {
-  if (!read_u32(index)) return false;
-  return index < ctx_.tables.size() || unknown("table", index);
-}
+bool CodeValidator::check_table(uint32_t index) { return index < ctx_.tables.size() || unknown("table", index); }
 
 bool CodeValidator::check_elem(uint32_t index) {
   return index < ctx_.num_elems() || unknown("elem segment", index);
@@ -353,50 +324,29 @@ bool CodeValidator::generic(const OpcodeInfo& info) {
 }
 
 bool CodeValidator::table_immediates(const OpcodeInfo& info) {
-  CodeReader& r = *reader_;
+  const Instruction& in = insn_;
   switch (info.immediate) {
-    case ImmKind::None: return true;
-    case ImmKind::I32: { int32_t v; return r.s32(v) || truncated(); }
-    case ImmKind::I64: { int64_t v; return r.s64(v) || truncated(); }
-    case ImmKind::F32: return r.skip(4) || truncated();
-    case ImmKind::F64: return r.skip(8) || truncated();
-    case ImmKind::V128: return r.skip(16) || truncated();
-    case ImmKind::Memarg: return read_memarg(info.mem_bytes);
+    case ImmKind::None: case ImmKind::I32: case ImmKind::I64: case ImmKind::F32: case ImmKind::F64:
+    case ImmKind::V128:
+      return true;
+    case ImmKind::Memarg: return check_memarg(info.mem_bytes);
     case ImmKind::MemargLane:
-    case ImmKind::Lane: {
-      if (info.immediate == ImmKind::MemargLane && !read_memarg(info.mem_bytes)) return false;
-      uint8_t lane;
-      if (!r.u8(lane)) return truncated();
-      return lane < lane_count(info) || invalid("invalid lane index");
-    }
+    case ImmKind::Lane:
+      if (info.immediate == ImmKind::MemargLane && !check_memarg(info.mem_bytes)) return false;
+      return in.lane < lane_count(info) || invalid("invalid lane index");
     case ImmKind::Shuffle:
       for (int i = 0; i < 16; ++i) {
-        uint8_t lane;
-        if (!r.u8(lane)) return truncated();
-        if (lane >= 32) return invalid("invalid lane index");
+        if (in.bytes16[i] >= 32) return invalid("invalid lane index");
       }
       return true;
-    case ImmKind::MemIdx: return read_zero_byte() && check_memory();
-    case ImmKind::MemoryCopy: return read_zero_byte() && read_zero_byte() && check_memory();
-    case ImmKind::MemoryInit: {
-      uint32_t data;
-      return read_u32(data) && read_zero_byte() && check_memory() && check_data(data);
-    }
-    case ImmKind::DataIdx: {
-      uint32_t data;
-      return read_u32(data) && check_data(data);
-    }
-    case ImmKind::ElemIdx: {
-      uint32_t elem;
-      return read_u32(elem) && check_elem(elem);
-    }
-    case ImmKind::TableIdx: {
-      uint32_t table;
-      return read_table(table);
-    }
+    case ImmKind::MemIdx: case ImmKind::MemoryCopy: return check_memory();
+    case ImmKind::MemoryInit: return check_memory() && check_data(in.index);
+    case ImmKind::DataIdx: return check_data(in.index);
+    case ImmKind::ElemIdx: return check_elem(in.index);
+    case ImmKind::TableIdx: return check_table(in.index);
     case ImmKind::TableInit: {
-      uint32_t elem, table;
-      if (!read_u32(elem) || !read_table(table) || !check_elem(elem)) return false;
+      const uint32_t elem = in.index, table = in.index2;
+      if (!check_table(table) || !check_elem(elem)) return false;
       if (!ctx_.is_subtype(module_.elems[elem].type, ctx_.tables[table].element))
         return invalid("type mismatch: elem segment " + std::to_string(elem) + " of " +
                        describe(module_.elems[elem].type) + " into a table of " +
@@ -404,8 +354,8 @@ bool CodeValidator::table_immediates(const OpcodeInfo& info) {
       return true;
     }
     case ImmKind::TableCopy: {
-      uint32_t dst, src;
-      if (!read_table(dst) || !read_table(src)) return false;
+      const uint32_t dst = in.index, src = in.index2;
+      if (!check_table(dst) || !check_table(src)) return false;
       if (!ctx_.is_subtype(ctx_.tables[src].element, ctx_.tables[dst].element))
         return invalid("type mismatch: table.copy from a table of " + describe(ctx_.tables[src].element) +
                        " to a table of " + describe(ctx_.tables[dst].element));
@@ -452,11 +402,11 @@ bool CodeValidator::control(Opcode op) {
     case Opcode::Block:
     case Opcode::Loop: {
       BlockSig sig;
-      return read_block_type(sig) && pop_all(sig.params) && push_ctrl(op, sig);
+      return block_sig(insn_.block, sig) && pop_all(sig.params) && push_ctrl(op, sig);
     }
     case Opcode::If: {
       BlockSig sig;
-      return read_block_type(sig) && pop_expect(ValType::i32()) && pop_all(sig.params) && push_ctrl(op, sig);
+      return block_sig(insn_.block, sig) && pop_expect(ValType::i32()) && pop_all(sig.params) && push_ctrl(op, sig);
     }
     case Opcode::Else: {
       if (ctrls_.back().opcode != Opcode::If) return malformed("else without matching if");
@@ -474,14 +424,14 @@ bool CodeValidator::control(Opcode op) {
       return true;
     }
     case Opcode::Br: {
-      uint32_t depth;
-      if (!read_label(depth) || !pop_all(frame_at(depth).label_types())) return false;
+      const uint32_t depth = insn_.index;
+      if (!check_label(depth) || !pop_all(frame_at(depth).label_types())) return false;
       set_unreachable();
       return true;
     }
     case Opcode::BrIf: {
-      uint32_t depth;
-      if (!read_label(depth) || !pop_expect(ValType::i32())) return false;
+      const uint32_t depth = insn_.index;
+      if (!check_label(depth) || !pop_expect(ValType::i32())) return false;
       std::span<const ValType> types = frame_at(depth).label_types();
       if (!pop_all(types)) return false;
       push_all(types);
@@ -497,31 +447,20 @@ bool CodeValidator::control(Opcode op) {
 }
 
 bool CodeValidator::br_table() {
-  uint32_t count;
-  if (!read_u32(count)) return false;
   // The default label comes last but fixes the arity every target must have,
-  // so find it first, then type-check each target against the stack.
-  const size_t targets_at = reader_->pos();
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t depth;
-    if (!read_u32(depth)) return false;
-  }
-  uint32_t default_depth;
-  if (!read_label(default_depth) || !pop_expect(ValType::i32())) return false;
-  const size_t end_at = reader_->pos();
+  // so check it first, then type-check each target against the stack.
+  const std::span<const uint32_t> targets = insn_.br_targets.first(insn_.br_targets.size() - 1);
+  const uint32_t default_depth = insn_.br_targets.back();
+  if (!check_label(default_depth) || !pop_expect(ValType::i32())) return false;
   const std::span<const ValType> default_types = frame_at(default_depth).label_types();
-
-  reader_->seek(targets_at);
-  for (uint32_t i = 0; i < count; ++i) {
-    uint32_t depth;
-    if (!read_label(depth)) return false;
+  for (uint32_t depth : targets) {
+    if (!check_label(depth)) return false;
     std::span<const ValType> types = frame_at(depth).label_types();
     if (types.size() != default_types.size())
       return invalid("type mismatch: br_table target " + std::to_string(depth) + " has arity " +
                      std::to_string(types.size()) + ", the default has " + std::to_string(default_types.size()));
     if (!peek_all(types)) return false;
   }
-  reader_->seek(end_at);
   if (!pop_all(default_types)) return false;
   set_unreachable();
   return true;
@@ -532,13 +471,12 @@ bool CodeValidator::br_table() {
 bool CodeValidator::call(Opcode op) {
   const FuncType* type;
   if (op == Opcode::Call) {
-    uint32_t func;
-    if (!read_u32(func)) return false;
+    const uint32_t func = insn_.index;
     if (func >= ctx_.num_functions()) return unknown("function", func);
     type = &ctx_.function_type(func);
   } else {
-    uint32_t type_index, table;
-    if (!read_u32(type_index) || !read_table(table)) return false;
+    const uint32_t type_index = insn_.index, table = insn_.index2;
+    if (!check_table(table)) return false;
     if (ctx_.tables[table].element != ValType::funcref())
       return invalid("type mismatch: call_indirect through table " + std::to_string(table) + " of " +
                      describe(ctx_.tables[table].element));
@@ -574,11 +512,9 @@ bool CodeValidator::parametric(Opcode op) {
       return true;
     }
     case Opcode::SelectT: {
-      uint32_t count;
-      if (!read_u32(count)) return false;
-      if (count != 1) return invalid("invalid result arity");
-      ValType t;
-      if (!read_value_type(t) || !pop_expect(ValType::i32()) || !pop_expect(t) || !pop_expect(t)) return false;
+      if (insn_.select_types.size() != 1) return invalid("invalid result arity");
+      const ValType t = insn_.select_types[0];
+      if (!check_valtype(t) || !pop_expect(ValType::i32()) || !pop_expect(t) || !pop_expect(t)) return false;
       push(t);
       return true;
     }
@@ -590,8 +526,7 @@ bool CodeValidator::parametric(Opcode op) {
 // -- Variables --------------------------------------------------------------
 
 bool CodeValidator::variable(Opcode op) {
-  uint32_t index;
-  if (!read_u32(index)) return false;
+  const uint32_t index = insn_.index;
   if (op == Opcode::GlobalGet || op == Opcode::GlobalSet) {
     if (index >= ctx_.globals.size()) return unknown("global", index);
     const GlobalType& global = ctx_.globals[index];
@@ -616,8 +551,8 @@ bool CodeValidator::variable(Opcode op) {
 // -- Tables -----------------------------------------------------------------
 
 bool CodeValidator::table_op(Opcode op) {
-  uint32_t table;
-  if (!read_table(table)) return false;
+  const uint32_t table = insn_.index;
+  if (!check_table(table)) return false;
   const ValType elem = ctx_.tables[table].element;
   switch (op) {
     case Opcode::TableGet:
@@ -641,12 +576,7 @@ bool CodeValidator::table_op(Opcode op) {
 bool CodeValidator::reference(Opcode op) {
   switch (op) {
     case Opcode::RefNull: {
-      ValType t;
-      switch (read_heap_type(*reader_, /*nullable=*/true, ctx_.options.enable_fibers, t)) {
-        case TypeDecode::Ok: break;
-        case TypeDecode::Truncated: return truncated();
-        case TypeDecode::Malformed: return malformed("malformed reference type");
-      }
+      const ValType t = insn_.heap_type;
       if (t.kind == ValType::TypedRef && t.type_index < module_.types.size() && !module_.types[t.type_index].is_fiber)
         return invalid("type mismatch: ref.null of a non-fiber type: type " + std::to_string(t.type_index) +
                        " is a function type");
@@ -663,8 +593,7 @@ bool CodeValidator::reference(Opcode op) {
       return true;
     }
     case Opcode::RefFunc: {
-      uint32_t func;
-      if (!read_u32(func)) return false;
+      const uint32_t func = insn_.index;
       if (func >= ctx_.num_functions()) return unknown("function", func);
       // C.refs: a body may only take references to functions the module
       // declares elsewhere, so engines know them before running any code.

@@ -12,7 +12,7 @@
 
 #include "core/opcodes.h"
 #include "core/result.h"
-#include "validator/code_reader.h"
+#include "core/instruction_reader.h"
 #include "validator/module_context.h"
 
 namespace weft::validator {
@@ -148,16 +148,14 @@ class CodeValidator {
   void set_unreachable();
 
   // -- immediates --
-  bool read_u32(uint32_t& out) { return reader_->u32(out) || truncated(); }
-  bool read_block_type(BlockSig& out);
-  bool read_value_type(ValType& out);  // select t, block types
-  bool read_tag(uint32_t& index);
-  bool read_fiber_type(uint32_t& index);
-  bool read_label(uint32_t& depth);
-  bool read_zero_byte();
-  bool read_memarg(uint32_t natural_bytes);
+  // (decoded by core/instruction_reader.h into insn_; these check them)
+  bool block_sig(const BlockType& block, BlockSig& out);
+  bool check_tag(uint32_t index);
+  bool check_fiber_type(uint32_t index);
+  bool check_label(uint32_t depth);
+  bool check_memarg(uint32_t natural_bytes);
   bool check_memory();
-  bool read_table(uint32_t& index);
+  bool check_table(uint32_t index);
   bool check_elem(uint32_t index);
   bool check_data(uint32_t index);
   bool local_type(uint32_t index, ValType& out) {
@@ -192,7 +190,8 @@ class CodeValidator {
 
   const ModuleContext& ctx_;
   const Module& module_;
-  CodeReader* reader_ = nullptr;
+  InstructionReader reader_{{}};  // reset per function, its buffers reused
+  Instruction insn_;  // the instruction being validated
   uint32_t func_index_ = 0;
   size_t instr_offset_ = 0;
   Error error_;

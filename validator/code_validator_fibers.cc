@@ -13,13 +13,11 @@ namespace weft::validator {
 // ---------------------------------------------------------------------------
 // Immediates
 
-bool CodeValidator::read_tag(uint32_t& index) {
-  if (!read_u32(index)) return false;
+bool CodeValidator::check_tag(uint32_t index) {
   return index < ctx_.num_tags() || unknown("tag", index);
 }
 
-bool CodeValidator::read_fiber_type(uint32_t& index) {
-  if (!read_u32(index)) return false;
+bool CodeValidator::check_fiber_type(uint32_t index) {
   if (index >= module_.types.size()) return unknown("type", index);
   if (!module_.types[index].is_fiber)
     return invalid("type mismatch: not a fiber type: type " + std::to_string(index) + " is a function type");
@@ -50,13 +48,13 @@ bool CodeValidator::fiber(Opcode op) {
   switch (op) {
     case Opcode::Handle: {
       BlockSig sig;
-      return read_block_type(sig) && pop_all(sig.params) && push_ctrl(op, sig);
+      return block_sig(insn_.block, sig) && pop_all(sig.params) && push_ctrl(op, sig);
     }
     case Opcode::Event: return event_clause();
     case Opcode::FiberNew:
     case Opcode::FiberSpawn: {
-      uint32_t func, fiber_type;
-      if (!read_u32(func)) return false;
+      const uint32_t func = insn_.index;
+      uint32_t fiber_type;
       if (func >= ctx_.num_functions()) return unknown("function", func);
       if (!check_fiber_function(func, fiber_type)) return false;
       const FuncType& type = ctx_.function_type(func);
@@ -71,8 +69,8 @@ bool CodeValidator::fiber(Opcode op) {
     }
     case Opcode::FiberSuspend:
     case Opcode::FiberRetire: {  // [fiberref te*] -> [⊥]
-      uint32_t tag;
-      if (!read_tag(tag) || !pop_all(ctx_.tag_type(tag).params) || !pop_expect(fiberref)) return false;
+      const uint32_t tag = insn_.index;
+      if (!check_tag(tag) || !pop_all(ctx_.tag_type(tag).params) || !pop_expect(fiberref)) return false;
       if (op == Opcode::FiberSuspend) add_suspension_point(op);
       set_unreachable();
       return true;
@@ -81,8 +79,8 @@ bool CodeValidator::fiber(Opcode op) {
     case Opcode::FiberSuspendTo:  // [(ref null $g) te*] -> [r*]
     case Opcode::FiberSwitch:
     case Opcode::FiberRetireto: {  // [(ref null $g) (ref null $g) te*] -> [⊥]
-      uint32_t fiber_type, tag;
-      if (!read_fiber_type(fiber_type) || !read_tag(tag) || !pop_all(ctx_.tag_type(tag).params)) return false;
+      const uint32_t fiber_type = insn_.index, tag = insn_.index2;
+      if (!check_fiber_type(fiber_type) || !check_tag(tag) || !pop_all(ctx_.tag_type(tag).params)) return false;
       const ValType target{ValType::TypedRef, true, fiber_type};
       if (!pop_expect(target)) return false;
       if (op != Opcode::FiberRetireto) add_suspension_point(op);
@@ -104,8 +102,8 @@ bool CodeValidator::fiber(Opcode op) {
 bool CodeValidator::event_clause() {
   ControlFrame& frame = ctrls_.back();
   if (!frame.has_clauses()) return invalid("event clause outside handle");
-  uint32_t tag;
-  if (!read_tag(tag)) return false;
+  const uint32_t tag = insn_.index;
+  if (!check_tag(tag)) return false;
   if (!pop_all(frame.sig.results)) return false;
   if (height_ != frame.height)
     return invalid("type mismatch: " + std::to_string(height_ - frame.height) +
@@ -118,7 +116,7 @@ bool CodeValidator::event_clause() {
   height_ = frame.height;
   slots_ = frame.slot_height;
   frame.unreachable = false;
-  open_clauses_.push_back({{tag, uint32_t(reader_->pos()), frame.slot_height}, uint32_t(instr_offset_)});
+  open_clauses_.push_back({{tag, uint32_t(reader_.pos()), frame.slot_height}, uint32_t(instr_offset_)});
   push_all(ctx_.tag_type(tag).params);
   return true;
 }

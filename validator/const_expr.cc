@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "validator/code_reader.h"
+#include "core/instruction_reader.h"
 #include "validator/module_context.h"
 #include "validator/validator.h"
 
@@ -31,49 +31,24 @@ struct ConstContext {
 
 Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType expected, const std::string& where) {
   const std::span<const GlobalType> visible_globals = ctx.visible_globals;
-  CodeReader reader(expr.code);
+  InstructionReader reader(expr.code, ReaderFeatures{.simd = true, .fibers = ctx.options.enable_fibers});
+  Instruction insn;
   uint32_t produced = 0;   // no constant instruction consumes operands, so a count suffices
   ValType last = expected;  // type of the topmost value
   auto truncated = [&] { return const_error(ErrorKind::Malformed, reader.error(), where); };
   for (;;) {
-    std::optional<Opcode> op = reader.opcode();
-    if (!op) {
-      if (*reader.error()) return truncated();
-      return const_error(ErrorKind::Malformed, "illegal opcode", where);
-    }
-    switch (*op) {
-      case Opcode::I32Const: {
-        int32_t v;
-        if (!reader.s32(v)) return truncated();
-        last = ValType::i32();
-        break;
-      }
-      case Opcode::I64Const: {
-        int64_t v;
-        if (!reader.s64(v)) return truncated();
-        last = ValType::i64();
-        break;
-      }
-      case Opcode::F32Const:
-        if (!reader.skip(4)) return truncated();
-        last = ValType::f32();
-        break;
-      case Opcode::F64Const:
-        if (!reader.skip(8)) return truncated();
-        last = ValType::f64();
-        break;
+    if (!reader.next(insn)) return truncated();
+    switch (insn.op) {
+      case Opcode::I32Const: last = ValType::i32(); break;
+      case Opcode::I64Const: last = ValType::i64(); break;
+      case Opcode::F32Const: last = ValType::f32(); break;
+      case Opcode::F64Const: last = ValType::f64(); break;
       case Opcode::V128Const:
         if (!ctx.options.enable_simd) return const_error(ErrorKind::Invalid, "SIMD support is not enabled", where);
-        if (!reader.skip(16)) return truncated();
         last = ValType::v128();
         break;
       case Opcode::RefNull: {
-        ValType t;
-        switch (read_heap_type(reader, /*nullable=*/true, ctx.options.enable_fibers, t)) {
-          case TypeDecode::Ok: break;
-          case TypeDecode::Truncated: return truncated();
-          case TypeDecode::Malformed: return const_error(ErrorKind::Malformed, "malformed reference type", where);
-        }
+        const ValType t = insn.heap_type;
         if (t.kind == ValType::TypedRef && t.type_index < ctx.module.types.size() &&
             !ctx.module.types[t.type_index].is_fiber)
           return const_error(ErrorKind::Invalid,
@@ -86,16 +61,14 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
         break;
       }
       case Opcode::RefFunc: {
-        uint32_t index;
-        if (!reader.u32(index)) return truncated();
+        const uint32_t index = insn.index;
         if (index >= ctx.num_functions)
           return const_error(ErrorKind::Invalid, "unknown function " + std::to_string(index), where);
         last = ValType::funcref();
         break;
       }
       case Opcode::GlobalGet: {
-        uint32_t index;
-        if (!reader.u32(index)) return truncated();
+        const uint32_t index = insn.index;
         if (index >= visible_globals.size())
           return const_error(ErrorKind::Invalid, "unknown global " + std::to_string(index), where);
         if (visible_globals[index].is_mutable)
@@ -115,7 +88,7 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
         return {};
       default:
         return const_error(ErrorKind::Invalid,
-                           "constant expression required: " + std::string(opcode_info(*op).text) +
+                           "constant expression required: " + std::string(opcode_info(insn.op).text) +
                                " is not a constant instruction",
                            where);
     }
@@ -149,28 +122,10 @@ Result<void> validate_const_expr(const Module& module, const ConstExpr& expr, Va
 }
 
 void mark_ref_funcs(const ConstExpr& expr, std::vector<bool>& declared) {
-  CodeReader reader(expr.code);
-  for (;;) {
-    std::optional<Opcode> op = reader.opcode();
-    if (!op) return;
-    bool ok = true;
-    switch (*op) {
-      case Opcode::RefFunc: {
-        uint32_t index;
-        ok = reader.u32(index);
-        if (ok && index < declared.size()) declared[index] = true;
-        break;
-      }
-      case Opcode::I32Const: { int32_t v; ok = reader.s32(v); break; }
-      case Opcode::I64Const: { int64_t v; ok = reader.s64(v); break; }
-      case Opcode::GlobalGet: { uint32_t v; ok = reader.u32(v); break; }
-      case Opcode::F32Const: ok = reader.skip(4); break;
-      case Opcode::F64Const: ok = reader.skip(8); break;
-      case Opcode::V128Const: ok = reader.skip(16); break;
-      case Opcode::RefNull: { int64_t v; ok = reader.s33(v); break; }  // a heap type
-      default: return;  // `end`, or not a constant expression
-    }
-    if (!ok) return;
+  InstructionReader reader(expr.code);
+  Instruction insn;
+  while (reader.next(insn) && insn.op != Opcode::End) {
+    if (insn.op == Opcode::RefFunc && insn.index < declared.size()) declared[insn.index] = true;
   }
 }
 

@@ -3,7 +3,7 @@
 // decodes to (element/data normalisation, customs, names, offsets).
 #include <gtest/gtest.h>
 
-#include "binary/code_reader.h"
+#include "binary/code_walker.h"
 #include "core/opcodes.h"
 #include "tests/binary/test_util.h"
 

@@ -1,12 +1,14 @@
-// Instruction-level reading shared by function bodies and constant expressions:
-// value/reference types and a walker that checks every opcode and immediate
-// against core/opcodes.def, so malformed code is a decode (not validation) error.
+// The module decoder's view of code (function bodies and constant
+// expressions): value/reference types and a walker that reads every
+// instruction with core/instruction_reader.h and checks block structure, so
+// malformed code is a decode (not validation) error.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "binary/reader.h"
+#include "core/instruction_reader.h"
 #include "core/types.h"
 
 namespace weft::binary::detail {
@@ -41,7 +43,11 @@ class CodeWalker {
   bool read_expression(Reader& r, const ExprContext& ctx);
 
  private:
-  std::vector<uint8_t> control_;  // open blocks, reused across expressions
+  // An enum, not bytes: stores through a byte pointer may alias anything,
+  // which would keep the reader's position out of registers.
+  enum class Frame : uint8_t { Plain, If, Else };
+  std::vector<Frame> control_;  // open blocks, reused across expressions
+  InstructionReader reader_{{}};  // reused across expressions too
 };
 
 }  // namespace weft::binary::detail

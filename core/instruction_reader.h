@@ -1,0 +1,254 @@
+// The one instruction reader of weft: decodes an opcode and all of its
+// immediates from code bytes (function bodies, constant expressions), with the
+// binary format's exact rules and the spec suite's error wording. The module
+// decoder, the validator, the constant evaluator, the interpreter's translator
+// and the JIT all read instructions through it, so an immediate's encoding is
+// written down once, here, driven by the ImmKind column of core/opcodes.def.
+//
+// Every read is bounds-checked: the validator must be safe on any Module IR,
+// and for the tiers, which read validated code, the checks are a predictable
+// branch per immediate.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/leb128.h"
+#include "core/opcodes.h"
+#include "core/types.h"
+
+namespace weft {
+
+// A block type immediate: empty (0x40), one value type, or a type index.
+struct BlockType {
+  enum Kind : uint8_t { Empty, Value, TypeIndex };
+  Kind kind = Empty;
+  ValType value{};          // Kind::Value
+  uint32_t type_index = 0;  // Kind::TypeIndex
+};
+
+// One decoded instruction. Which fields hold what is fixed by the opcode's
+// ImmKind (core/opcodes.h); fields the kind does not use are left as they were.
+struct Instruction {
+  Opcode op = Opcode::Unreachable;
+  uint32_t offset = 0;  // of the opcode's first byte, from the start of the code
+  // Indices, in encoding order:
+  //   LabelIdx FuncIdx LocalIdx GlobalIdx TableIdx DataIdx ElemIdx TagIdx: index
+  //   CallIndirect: index = type, index2 = table    TableInit: index = elem, index2 = table
+  //   TableCopy: index = destination, index2 = source    TypeTag: index = fiber type, index2 = tag
+  //   MemoryInit: index = data segment    MemIdx, MemoryCopy: index = 0 (the memory bytes)
+  uint32_t index = 0;
+  uint32_t index2 = 0;
+  uint32_t align = 0;       // Memarg, MemargLane: alignment exponent
+  uint64_t mem_offset = 0;  // Memarg, MemargLane: the offset
+  uint8_t lane = 0;         // Lane, MemargLane
+  uint64_t bits = 0;        // I32, I64, F32, F64: the bit pattern, zero-extended
+  const uint8_t* bytes16 = nullptr;  // V128, Shuffle: the 16 immediate bytes
+  BlockType block;                   // BlockType
+  ValType heap_type{};               // HeapType: `ref.null ht` as the nullable reference type
+  std::span<const uint32_t> br_targets;    // BrTable: the label depths, then the default
+  std::span<const ValType> select_types;  // SelectT
+
+  int32_t i32() const { return int32_t(uint32_t(bits)); }
+  int64_t i64() const { return int64_t(bits); }
+  uint32_t f32_bits() const { return uint32_t(bits); }
+  uint64_t f64_bits() const { return bits; }
+};
+
+// What the code may contain besides Wasm 2.0 without SIMD.
+struct ReaderFeatures {
+  bool simd = true;    // 0xFD opcodes and the value type v128
+  bool fibers = true;  // 0xFA opcodes, fiber value and heap types (docs/fibers.md §4)
+};
+
+class InstructionReader {
+ public:
+  // `eof_message` is what running out of bytes is called: the module decoder
+  // says "unexpected end of section or function" inside a code entry.
+  explicit InstructionReader(std::span<const uint8_t> code, ReaderFeatures features = {},
+                             const char* eof_message = "unexpected end")
+      : begin_(code.data()), p_(code.data()), end_(code.data() + code.size()), features_(features),
+        eof_message_(eof_message) {}
+
+  // Starts over on other code, keeping the buffers (a reader reused across
+  // function bodies allocates only for the largest br_table it meets).
+  void reset(std::span<const uint8_t> code, ReaderFeatures features, const char* eof_message = "unexpected end") {
+    begin_ = p_ = code.data();
+    end_ = code.data() + code.size();
+    features_ = features;
+    eof_message_ = eof_message;
+    error_ = "";
+    error_offset_ = 0;
+  }
+
+  bool at_end() const { return p_ >= end_; }
+  size_t pos() const { return size_t(p_ - begin_); }
+  void seek(size_t pos) { p_ = begin_ + pos; }
+
+  // Reads the next instruction, opcode and immediates. On false, error() and
+  // error_offset() say what was wrong and where; the position is then unspecified.
+  inline bool next(Instruction& out);
+
+  // The opcode of the next instruction, without moving (nullopt at the end or
+  // on bytes that are not one): for fusing an instruction with the next.
+  std::optional<Opcode> peek_opcode() {
+    const uint8_t* const saved = p_;
+    Opcode op;
+    const bool ok = p_ < end_ && (kOpcodeByteMap.single[*p_] >= 0 ? (op = Opcode(kOpcodeByteMap.single[*p_]), true)
+                                                                    : prefixed_opcode(p_++, op));
+    p_ = saved;
+    if (!ok) error_ = "";
+    return ok ? std::optional<Opcode>(op) : std::nullopt;
+  }
+
+  // Types outside instructions use the same encodings (locals, globals, tables, …).
+  bool read_value_type(ValType& out);
+  bool read_ref_type(ValType& out);
+
+  // Records an error of the caller's own rules (nesting, validation) at
+  // `offset`, so one error channel serves both; returns false.
+  bool fail(size_t offset, const char* message) { return fail_at(begin_ + offset, message); }
+
+  const char* error() const { return error_; }
+  size_t error_offset() const { return error_offset_; }
+
+ private:
+  template <bool kSigned>
+  inline bool leb32(uint32_t& out);
+  bool u32(uint32_t& out) { return leb32<false>(out); }
+  bool s32(int32_t& out) {
+    uint32_t v;
+    if (!leb32<true>(v)) return false;
+    out = int32_t(v);
+    return true;
+  }
+  inline bool bytes(size_t n, const uint8_t*& out);
+  inline bool zero_byte();
+  bool leb_slow(int kind, int64_t& out);  // the exact core/leb128 rules, for multi-byte LEBs
+  bool s64(int64_t& out) { return leb_slow(kS64, out); }
+  bool s33(int64_t& out);
+  bool memarg(Instruction& out) { return u32(out.align) && mem_offset(out.mem_offset); }
+  bool mem_offset(uint64_t& out) {
+    uint32_t v;
+    if (!u32(v)) return false;
+    out = v;
+    return true;
+  }
+  bool vec_count(uint32_t& out);
+  bool block_type(BlockType& out);
+  bool heap_type(ValType& out, const char* malformed);
+  bool ref_null_type(ValType& out);
+  bool br_table(Instruction& out);
+  bool select_types(Instruction& out);
+  bool prefixed_opcode(const uint8_t* at, Opcode& out);
+  bool prefixed_instruction(Instruction& out);         // 0xFA / 0xFC / 0xFD opcodes, with their immediates
+  bool immediates(ImmKind kind, Instruction& out);     // every kind, any length
+
+  bool fail_at(const uint8_t* at, const char* message);
+  bool fail_eof() { return fail_at(end_, eof_message_); }
+
+  enum : int { kU32, kS32, kS33, kS64 };
+
+  const uint8_t* begin_;
+  const uint8_t* p_;
+  const uint8_t* end_;
+  ReaderFeatures features_;
+  const char* eof_message_;
+  const char* error_ = "";
+  size_t error_offset_ = 0;
+  std::vector<uint32_t> br_targets_;      // reused by every br_table
+  std::vector<ValType> select_types_;     // reused by every `select t*`
+};
+
+// ---------------------------------------------------------------------------
+// The hot path, inline: most opcodes are one byte and most immediates one LEB
+// byte; everything longer or wrong goes to the out-of-line code.
+
+// LEB128 fast path for 32-bit values: assembles up to five bytes inline;
+// anything unusual (the data ends, too long, unused bits set) goes to
+// leb_slow, which applies core/leb128's exact rules and words the error.
+template <bool kSigned>
+inline bool InstructionReader::leb32(uint32_t& out) {
+  const uint8_t* const p = p_;
+  if (p < end_ && *p < 0x80) [[likely]] {  // most indices and constants fit one byte
+    out = kSigned ? uint32_t(int32_t(uint32_t(*p) << 25) >> 25) : *p;  // sign-extend bit 6
+    p_ = p + 1;
+    return true;
+  }
+  const size_t avail = size_t(end_ - p);
+  uint32_t value = 0;
+  for (size_t i = 0; i < 5 && i < avail; ++i) {
+    const uint8_t b = p[i];
+    value |= uint32_t(b & 0x7F) << (7 * i);
+    if (b & 0x80) continue;
+    if (i == 4) {
+      // The unused bits of the last byte: zero, or (signed) copies of the sign bit.
+      const uint8_t unused = b & (kSigned ? 0x78 : 0x70);
+      if (unused != 0 && (!kSigned || unused != 0x78)) break;
+    } else if (kSigned && (b & 0x40)) {
+      value |= ~uint32_t(0) << (7 * (i + 1));  // sign-extend
+    }
+    out = value;
+    p_ = p + i + 1;
+    return true;
+  }
+  int64_t v;
+  if (!leb_slow(kSigned ? kS32 : kU32, v)) return false;
+  out = uint32_t(v);
+  return true;
+}
+
+inline bool InstructionReader::bytes(size_t n, const uint8_t*& out) {
+  if (size_t(end_ - p_) < n) return fail_eof();
+  out = p_;
+  p_ += n;
+  return true;
+}
+
+// A reserved memory index is one 0x00 byte, not a LEB that happens to be zero.
+inline bool InstructionReader::zero_byte() {
+  if (p_ == end_) return fail_eof();
+  if (*p_ != 0) return fail_at(p_, "zero byte expected");
+  ++p_;
+  return true;
+}
+
+inline bool InstructionReader::next(Instruction& out) {
+  const uint8_t* const at = p_;
+  if (at >= end_) [[unlikely]] return fail_eof();
+  out.offset = uint32_t(at - begin_);
+  const int16_t single = kOpcodeByteMap.single[*at];
+  if (single < 0) [[unlikely]] return prefixed_instruction(out);
+  out.op = Opcode(single);
+  const uint8_t* const p = p_ = at + 1;
+  const ImmKind kind = kImmediateKind[size_t(single)];
+  // The common immediates inline; everything else out of line.
+  switch (kind) {
+    case ImmKind::None: return true;
+    case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
+    case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::TagIdx:
+      return u32(out.index);
+    case ImmKind::I32: {
+      int32_t v;
+      if (!s32(v)) return false;
+      out.bits = uint32_t(v);
+      return true;
+    }
+    case ImmKind::Memarg: return memarg(out);
+    case ImmKind::BlockType:
+      if (p < end_ && *p == 0x40) {  // the common empty block type
+        out.block.kind = BlockType::Empty;
+        p_ = p + 1;
+        return true;
+      }
+      break;
+    default: break;
+  }
+  return immediates(kind, out);
+}
+
+}  // namespace weft

@@ -1,0 +1,204 @@
+// The one instruction reader: every immediate kind decodes to the fields
+// core/instruction_reader.h documents, LEB edge cases follow core/leb128's
+// rules, and errors carry the spec suite's wording and the right offset.
+#include "core/instruction_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace weft {
+namespace {
+
+struct Read {
+  bool ok;
+  Instruction insn;
+  const char* error;
+  size_t error_offset;
+  size_t end_pos;
+};
+
+Read read_one(std::vector<uint8_t> bytes, ReaderFeatures features = {}) {
+  InstructionReader r(bytes, features);
+  Read out{};
+  out.ok = r.next(out.insn);
+  out.error = r.error();
+  out.error_offset = r.error_offset();
+  out.end_pos = r.pos();
+  return out;  // (spans into the reader dangle now: tests of them keep their reader)
+}
+
+TEST(InstructionReader, IndicesConstantsAndMemargs) {
+  Read call = read_one({0x10, 0xE5, 0x8E, 0x26});  // call 624485
+  ASSERT_TRUE(call.ok);
+  EXPECT_EQ(call.insn.op, Opcode::Call);
+  EXPECT_EQ(call.insn.index, 624485u);
+  EXPECT_EQ(call.end_pos, 4u);
+
+  Read indirect = read_one({0x11, 0x07, 0x02});  // call_indirect type 7, table 2
+  ASSERT_TRUE(indirect.ok);
+  EXPECT_EQ(indirect.insn.index, 7u);
+  EXPECT_EQ(indirect.insn.index2, 2u);
+
+  Read minus_one = read_one({0x41, 0x7F});  // i32.const -1: the bit pattern, zero-extended
+  ASSERT_TRUE(minus_one.ok);
+  EXPECT_EQ(minus_one.insn.bits, 0xFFFFFFFFu);
+  EXPECT_EQ(minus_one.insn.i32(), -1);
+
+  Read min32 = read_one({0x41, 0x80, 0x80, 0x80, 0x80, 0x78});  // i32.const INT32_MIN, five bytes
+  ASSERT_TRUE(min32.ok);
+  EXPECT_EQ(min32.insn.i32(), INT32_MIN);
+
+  Read big64 = read_one({0x42, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7F});  // i64.const INT64_MIN
+  ASSERT_TRUE(big64.ok);
+  EXPECT_EQ(big64.insn.i64(), INT64_MIN);
+
+  Read f32 = read_one({0x43, 0x00, 0x00, 0x80, 0x3F});  // f32.const 1.0
+  ASSERT_TRUE(f32.ok);
+  EXPECT_EQ(f32.insn.f32_bits(), 0x3F800000u);
+
+  Read load = read_one({0x28, 0x02, 0x80, 0x01});  // i32.load align=2 offset=128
+  ASSERT_TRUE(load.ok);
+  EXPECT_EQ(load.insn.align, 2u);
+  EXPECT_EQ(load.insn.mem_offset, 128u);
+}
+
+TEST(InstructionReader, BlockTypesSelectAndReferences) {
+  Read empty = read_one({0x02, 0x40});
+  ASSERT_TRUE(empty.ok);
+  EXPECT_EQ(empty.insn.block.kind, BlockType::Empty);
+
+  Read value = read_one({0x03, 0x7E});  // loop (result i64)
+  ASSERT_TRUE(value.ok);
+  EXPECT_EQ(value.insn.block.kind, BlockType::Value);
+  EXPECT_EQ(value.insn.block.value, ValType::i64());
+
+  Read index = read_one({0x04, 0x85, 0x01});  // if (type 133)
+  ASSERT_TRUE(index.ok);
+  EXPECT_EQ(index.insn.block.kind, BlockType::TypeIndex);
+  EXPECT_EQ(index.insn.block.type_index, 133u);
+
+  Read fiber_block = read_one({0x02, 0x63, 0x03});  // block (result (ref null 3))
+  ASSERT_TRUE(fiber_block.ok);
+  EXPECT_EQ(fiber_block.insn.block.value, (ValType{ValType::TypedRef, true, 3}));
+
+  std::vector<uint8_t> select = {0x1C, 0x01, 0x7D};  // select (result f32)
+  InstructionReader r(select);
+  Instruction insn;
+  ASSERT_TRUE(r.next(insn));
+  ASSERT_EQ(insn.select_types.size(), 1u);
+  EXPECT_EQ(insn.select_types[0], ValType::f32());
+
+  std::vector<uint8_t> table = {0x0E, 0x02, 0x00, 0x81, 0x01, 0x03};  // br_table 0 129 3
+  InstructionReader t(table);
+  ASSERT_TRUE(t.next(insn));
+  ASSERT_EQ(insn.br_targets.size(), 3u);
+  EXPECT_EQ(insn.br_targets[0], 0u);
+  EXPECT_EQ(insn.br_targets[1], 129u);
+  EXPECT_EQ(insn.br_targets[2], 3u);  // the default comes last
+
+  Read null_func = read_one({0xD0, 0x70});
+  ASSERT_TRUE(null_func.ok);
+  EXPECT_EQ(null_func.insn.heap_type, ValType::funcref());
+  Read null_fiber = read_one({0xD0, 0x02});  // ref.null $2 (fiber extension)
+  ASSERT_TRUE(null_fiber.ok);
+  EXPECT_EQ(null_fiber.insn.heap_type, (ValType{ValType::TypedRef, true, 2}));
+}
+
+TEST(InstructionReader, PrefixedOpcodesAndTheirImmediates) {
+  Read copy = read_one({0xFC, 0x0E, 0x01, 0x02});  // table.copy 1 2
+  ASSERT_TRUE(copy.ok);
+  EXPECT_EQ(copy.insn.op, Opcode::TableCopy);
+  EXPECT_EQ(copy.insn.index, 1u);
+  EXPECT_EQ(copy.insn.index2, 2u);
+
+  Read resume = read_one({0xFA, 0x04, 0x05, 0x09});  // fiber.resume $g=5 $e=9
+  ASSERT_TRUE(resume.ok);
+  EXPECT_EQ(resume.insn.op, Opcode::FiberResume);
+  EXPECT_EQ(resume.insn.index, 5u);
+  EXPECT_EQ(resume.insn.index2, 9u);
+
+  std::vector<uint8_t> v128(18, 0xAB);
+  v128[0] = 0xFD;
+  v128[1] = 0x0C;  // v128.const
+  InstructionReader r(v128);
+  Instruction insn;
+  ASSERT_TRUE(r.next(insn));
+  EXPECT_EQ(insn.op, Opcode::V128Const);
+  EXPECT_EQ(insn.bytes16, v128.data() + 2);
+
+  Read fiber_off = read_one({0xFA, 0x04, 0x05, 0x09}, ReaderFeatures{.simd = true, .fibers = false});
+  EXPECT_FALSE(fiber_off.ok);
+  EXPECT_STREQ(fiber_off.error, "illegal opcode");
+}
+
+TEST(InstructionReader, ErrorsHaveTheSpecWordingAndOffset) {
+  Read unknown = read_one({0x06});
+  EXPECT_FALSE(unknown.ok);
+  EXPECT_STREQ(unknown.error, "illegal opcode");
+  EXPECT_EQ(unknown.error_offset, 0u);
+
+  Read truncated = read_one({0x10, 0x80});  // call with a LEB that never ends
+  EXPECT_FALSE(truncated.ok);
+  EXPECT_STREQ(truncated.error, "unexpected end");
+  EXPECT_EQ(truncated.error_offset, 2u);  // reported at the end of the data
+
+  Read too_long = read_one({0x20, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00});  // local.get, six bytes
+  EXPECT_FALSE(too_long.ok);
+  EXPECT_STREQ(too_long.error, "integer representation too long");
+  EXPECT_EQ(too_long.error_offset, 1u);
+
+  Read too_large = read_one({0x20, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F});  // bits beyond 32
+  EXPECT_FALSE(too_large.ok);
+  EXPECT_STREQ(too_large.error, "integer too large");
+
+  Read bad_sign = read_one({0x41, 0xFF, 0xFF, 0xFF, 0xFF, 0x4F});  // unused bits not a sign copy
+  EXPECT_FALSE(bad_sign.ok);
+  EXPECT_STREQ(bad_sign.error, "integer too large");
+
+  Read zero = read_one({0x3F, 0x01});  // memory.size with a memory byte other than 0
+  EXPECT_FALSE(zero.ok);
+  EXPECT_STREQ(zero.error, "zero byte expected");
+
+  Read block = read_one({0x02, 0x80, 0x7F});  // a two-byte s33 that is negative: no type
+  EXPECT_FALSE(block.ok);
+  EXPECT_STREQ(block.error, "malformed block type");
+
+  Read select = read_one({0x1C, 0x01, 0x10});
+  EXPECT_FALSE(select.ok);
+  EXPECT_STREQ(select.error, "malformed value type");
+
+  Read count = read_one({0x0E, 0xFF, 0xFF, 0x03});  // br_table count larger than the bytes left
+  EXPECT_FALSE(count.ok);
+  EXPECT_STREQ(count.error, "unexpected end");
+
+  {
+    std::vector<uint8_t> bytes = {0x44, 0x00};
+    InstructionReader r(bytes, {}, "unexpected end of section or function");
+    Instruction insn;
+    EXPECT_FALSE(r.next(insn));
+    EXPECT_STREQ(r.error(), "unexpected end of section or function");
+  }
+}
+
+TEST(InstructionReader, PeekDoesNotMoveAndResetReusesTheReader) {
+  std::vector<uint8_t> code = {0x46, 0x0D, 0x00, 0x0B};  // i32.eq br_if 0 end
+  InstructionReader r(code);
+  Instruction insn;
+  ASSERT_TRUE(r.next(insn));
+  EXPECT_EQ(r.peek_opcode(), Opcode::BrIf);
+  EXPECT_EQ(r.pos(), 1u);
+  ASSERT_TRUE(r.next(insn));
+  EXPECT_EQ(insn.op, Opcode::BrIf);
+  EXPECT_EQ(insn.index, 0u);
+
+  std::vector<uint8_t> other = {0x41, 0x2A};
+  r.reset(other, {});
+  ASSERT_TRUE(r.next(insn));
+  EXPECT_EQ(insn.i32(), 42);
+  EXPECT_TRUE(r.at_end());
+  EXPECT_FALSE(r.peek_opcode().has_value());
+}
+
+}  // namespace
+}  // namespace weft
