@@ -24,6 +24,16 @@ struct WastArgs {
 
 constexpr size_t kMaxFailureDetails = 20;  // per file, unless --verbose
 
+// A script that could not be read or parsed: "  FILE:LINE:COLUMN: parse error: MESSAGE"
+// (as much of the location as is known), printed in every mode — it is the
+// only explanation of the file's failure, and -q or -v must not drop it.
+void print_script_error(const std::string& file, const tools::WastFailure& error) {
+  std::string where = file;
+  if (error.line != 0) where += ":" + std::to_string(error.line);
+  if (error.line != 0 && error.column != 0) where += ":" + std::to_string(error.column);
+  std::printf("  %s: %s error: %s\n", where.c_str(), error.command.c_str(), error.message.c_str());
+}
+
 void print_details(const std::string& file, const tools::WastReport& report, const WastArgs& args) {
   if (args.verbose) {
     for (const std::string& line : report.trace) std::printf("  %s:%s\n", file.c_str(), line.c_str());
@@ -58,6 +68,7 @@ int run_wast_files(const WastArgs& args) {
     if (fell_back) ++failed;
     const bool ok = report.ok() && !fell_back;
     if (ok) passing_files.push_back(file);
+    if (report.script_error) print_script_error(file, *report.script_error);
     if (!args.quiet) print_details(file, report, args);
     std::printf("%s %s: %u passed, %u failed\n", ok ? "PASS" : "FAIL", file.c_str(), report.passed,
                 report.failed + (fell_back ? 1 : 0));
@@ -92,7 +103,7 @@ void add_wast_command(CLI::App& app, int& exit_code) {
   cmd->add_option("files", args->files, "Script files")->required();
   add_tier_option(*cmd, args->tier);
   add_limit_options(*cmd, args->limits);
-  cmd->add_flag("-q,--quiet", args->quiet, "Print only the per-file lines and the summary");
+  cmd->add_flag("-q,--quiet", args->quiet, "Print only the per-file lines, read/parse errors and the summary");
   cmd->add_flag("-v,--verbose", args->verbose, "Print every command's outcome, incl. rejection messages");
   cmd->add_flag("--no-fallback", args->no_fallback,
                 "With --tier=jit: a file fails if any of its functions fell back to the interpreter");

@@ -281,7 +281,7 @@ class Runner {
       }
       if (failure) {
         report_.failed++;
-        report_.failures.push_back({command.line, command_name(command.kind), *failure});
+        report_.failures.push_back({command.line, 0, command_name(command.kind), *failure});
         trace(command, "FAIL " + std::string(command_name(command.kind)) + ": " + *failure);
       } else {
         report_.passed++;
@@ -496,10 +496,10 @@ class Runner {
   std::string note_;
 };
 
-WastReport single_failure(uint32_t line, std::string command, std::string message) {
+WastReport script_failure(WastFailure error) {
   WastReport report;
   report.failed = 1;
-  report.failures.push_back({line, std::move(command), std::move(message)});
+  report.script_error = std::move(error);
   return report;
 }
 
@@ -520,18 +520,20 @@ WastReport run_wast_source(std::string_view source, const WastOptions& options) 
   }();
   if (!script.ok()) {
     const Error& error = script.error();
-    return single_failure(error.location.kind == Location::Kind::LineColumn ? error.location.line : 0, "parse",
-                          "script does not parse: " + describe_error(error));
+    // The location goes into line/column, so the message is the error's own text.
+    const bool located = error.location.kind == Location::Kind::LineColumn;
+    return script_failure({located ? error.location.line : 0, located ? error.location.column : 0, "parse",
+                           error.message});
   }
   return run_wast(*script, options);
 }
 
 WastReport run_wast_file(const std::string& path, const WastOptions& options) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return single_failure(0, "read", "cannot open " + path);
+  if (!in) return script_failure({0, 0, "read", "cannot open " + path});
   std::ostringstream contents;
   contents << in.rdbuf();
-  if (in.bad()) return single_failure(0, "read", "cannot read " + path);
+  if (in.bad()) return script_failure({0, 0, "read", "cannot read " + path});
   return run_wast_source(contents.str(), options);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,8 @@ struct WastOptions {
 
 struct WastFailure {
   uint32_t line = 0;    // line of the command in the script (0 = the whole file)
-  std::string command;  // "assert_return", "module", "parse", …
+  uint32_t column = 0;  // column of a parse error (1-based); 0 when only the line is known
+  std::string command;  // "assert_return", "module", "parse", "read", …
   std::string message;  // "expected i32:1, got i32:2"
 };
 
@@ -32,14 +34,21 @@ struct WastReport {
   std::vector<WastFailure> failures;  // in script order
   std::vector<std::string> trace;     // with WastOptions::trace: "12: ok assert_invalid (type mismatch)"
   TierStats tier;                     // JIT compiled/fallback counts of the script's store
+  // Set when the script could not be read ("read") or parsed ("parse"), so
+  // none of its commands ran; it counts as one failed check and is not in
+  // `failures`. Kept apart because it is the only explanation of such a file's
+  // failure: the CLI prints it in every mode, -q and -v included.
+  std::optional<WastFailure> script_error;
   bool ok() const { return failed == 0; }
 };
 
 // Runs a parsed script.
 WastReport run_wast(const text::WastScript& script, const WastOptions& options);
-// Parses and runs; a script that does not parse is one failed check ("parse").
+// Parses and runs; a script that does not parse is one failed check, reported
+// as script_error "parse" with the error's line and column.
 WastReport run_wast_source(std::string_view source, const WastOptions& options);
-// Reads, parses and runs a file; an unreadable file is one failed check ("read").
+// Reads, parses and runs a file; an unreadable file is one failed check
+// (script_error "read").
 WastReport run_wast_file(const std::string& path, const WastOptions& options);
 
 // ─── Assertion building blocks (exposed for unit tests) ──────────────────────

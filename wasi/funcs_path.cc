@@ -20,6 +20,19 @@ FinalSymlink follow_if(uint32_t lookup) {
 
 Errno host_result(int r) { return r == 0 ? Errno::success : errno_from_host(errno); }
 
+// path_link and path_symlink create a non-directory at `new_name`, so a
+// trailing '/' on it can name only an existing directory. resolve_beneath has
+// dropped the slash from the name (and refused an existing non-directory with
+// notdir), so linkat/symlinkat would otherwise create a plain "name" — the
+// wasi-testsuite expects what Linux's link(2)/symlink(2) say instead: noent
+// when nothing is there, exist when a directory is.
+Errno check_new_non_directory(const ResolvedPath& new_name) {
+  if (!new_name.must_be_directory) return Errno::success;
+  struct stat st;
+  if (::fstatat(new_name.dir_fd, new_name.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return Errno::exist;
+  return errno == ENOENT ? Errno::noent : errno_from_host(errno);
+}
+
 }  // namespace
 
 #define WASI_TRY(expr)                          \
@@ -48,9 +61,11 @@ Errno WasiState::path_open(uint32_t fd, uint32_t dirflags, uint32_t path, uint32
   if (open_flags & oflags::excl) flags |= O_EXCL;
   if (open_flags & oflags::trunc) flags |= O_TRUNC;
   if ((open_flags & oflags::directory) || rp.must_be_directory) flags |= O_DIRECTORY;
-  // The host access mode follows the rights asked for, as in wasmtime.
+  // The host access mode follows the rights asked for, as in wasmtime — for
+  // directories too: asking for write rights on one makes the host refuse it
+  // with EISDIR (isdir), which the wasi-testsuite (path_open_preopen) expects.
   bool read = rights_base & rights::wants_read;
-  bool write = (rights_base & rights::wants_write) && !(flags & O_DIRECTORY);
+  bool write = rights_base & rights::wants_write;
   flags |= write ? (read ? O_RDWR : O_WRONLY) : O_RDONLY;
   if (fd_flags & fdflags::append) flags |= O_APPEND;
   if (fd_flags & fdflags::dsync) flags |= O_DSYNC;
@@ -136,6 +151,7 @@ Errno WasiState::path_link(uint32_t old_fd, uint32_t old_flags, uint32_t old_pat
   ResolvedPath from, to;
   WASI_TRY(resolve_beneath(old_dir->host_fd, old_text, follow_if(old_flags), from));
   WASI_TRY(resolve_beneath(new_dir->host_fd, new_text, FinalSymlink::no_follow, to));
+  WASI_TRY(check_new_non_directory(to));
   return host_result(::linkat(from.dir_fd, from.name.c_str(), to.dir_fd, to.name.c_str(), 0));
 }
 
@@ -158,11 +174,16 @@ Errno WasiState::path_symlink(uint32_t old_path, uint32_t old_path_len, uint32_t
   // The target is stored, not resolved: following it later goes through
   // resolve_beneath, which refuses targets leading out of the preopen.
   if (target->empty() || target->find('\0') != std::string_view::npos) return Errno::inval;
+  // An absolute target could never be followed inside the sandbox, so it is
+  // refused when created, with perm as wasmtime does (the wasi-testsuite's
+  // symlink_create expects an error).
+  if (target->front() == '/') return Errno::perm;
   FdEntry* dir;
   std::string_view text;
   WASI_TRY(lookup_dir(fd, rights::path_symlink, new_path, new_path_len, dir, text));
   ResolvedPath rp;
   WASI_TRY(resolve_beneath(dir->host_fd, text, FinalSymlink::no_follow, rp));
+  WASI_TRY(check_new_non_directory(rp));
   return host_result(::symlinkat(std::string(*target).c_str(), rp.dir_fd, rp.name.c_str()));
 }
 

@@ -247,6 +247,19 @@ TEST_F(Cli, WastPassAndFail) {
   EXPECT_NE(r.err.find("remove it from the expected-failure list"), std::string::npos) << r.err;
 }
 
+// A script that does not parse runs no check, so its error is the only
+// explanation of the failure: every mode must show it with its location.
+TEST_F(Cli, WastParseErrorShowsMessageAndLocationInEveryMode) {
+  fs::path bad = write("bad.wast", "(module)\n(module\n  (bogus))\n");
+  for (const char* mode : {"", "-v ", "-q "}) {
+    CliResult r = weft(std::string("wast ") + mode + q(bad));
+    EXPECT_EQ(r.exit_code, 1) << mode << r.out << r.err;
+    EXPECT_NE(r.out.find(bad.string() + ":3:4: parse error: unknown operator bogus"), std::string::npos)
+        << "mode '" << mode << "':\n" << r.out;
+    EXPECT_NE(r.out.find("FAIL " + bad.string() + ": 0 passed, 1 failed"), std::string::npos) << mode << r.out;
+  }
+}
+
 TEST_F(Cli, DemoExampleRuns) {
   CliResult r = weft(std::string("run --invoke fib '") + WEFT_EXAMPLES_DIR + "/fib.wat' 50");
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -231,17 +231,24 @@ TEST(WastScripts, ActionsOnAFailedModuleFail) {
   EXPECT_NE(report.failures[1].message.find("unavailable"), std::string::npos) << failures_of(report);
 }
 
-TEST(WastScripts, ParseErrorIsOneFailure) {
-  WastReport report = run("(module)\n(assert_return (invoke \"x\"\n");
+TEST(WastScripts, ParseErrorIsOneFailureWithItsLocation) {
+  WastReport report = run("(module)\n(module\n  (bogus))\n");
   EXPECT_EQ(report.failed, 1u);
-  ASSERT_EQ(report.failures.size(), 1u);
-  EXPECT_EQ(report.failures[0].command, "parse");
+  EXPECT_EQ(report.passed, 0u);
+  EXPECT_TRUE(report.failures.empty());
+  ASSERT_TRUE(report.script_error.has_value());
+  EXPECT_EQ(report.script_error->command, "parse");
+  EXPECT_EQ(report.script_error->line, 3u);
+  EXPECT_EQ(report.script_error->column, 4u);
+  EXPECT_NE(report.script_error->message.find("bogus"), std::string::npos) << report.script_error->message;
 }
 
 TEST(WastScripts, UnreadableFileIsOneFailure) {
   WastReport report = run_wast_file("/nonexistent/x.wast", {});
   EXPECT_EQ(report.failed, 1u);
-  EXPECT_EQ(report.failures[0].command, "read");
+  ASSERT_TRUE(report.script_error.has_value());
+  EXPECT_EQ(report.script_error->command, "read");
+  EXPECT_NE(report.script_error->message.find("/nonexistent/x.wast"), std::string::npos);
 }
 
 }  // namespace

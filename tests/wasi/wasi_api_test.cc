@@ -370,6 +370,94 @@ TEST_F(WasiApi, FileRoundTripAndRights) {
   EXPECT_EQ(errno_of("fd_close", {i32(0)}), E(Errno::badf));
 }
 
+// path_link / path_symlink create a non-directory, so a trailing '/' on the new
+// name must not be dropped: noent when nothing is there, exist for a directory,
+// notdir for a file (the wasi-testsuite's path_link and
+// path_symlink_trailing_slashes).
+TEST_F(WasiApi, LinkAndSymlinkHonourATrailingSlashOnTheNewName) {
+  std::ofstream(dir_ / "sandbox" / "file") << "x";
+  fs::create_directories(dir_ / "sandbox" / "dir");
+  start();
+  auto link = [&](const std::string& from, const std::string& to) {
+    poke_str(1000, from);
+    poke_str(1100, to);
+    return errno_of("path_link", {i32(3), i32(0), i32(1000), i32(uint32_t(from.size())), i32(3), i32(1100),
+                                  i32(uint32_t(to.size()))});
+  };
+  auto symlink = [&](const std::string& contents, const std::string& at) {
+    poke_str(1000, contents);
+    poke_str(1100, at);
+    return errno_of("path_symlink",
+                    {i32(1000), i32(uint32_t(contents.size())), i32(3), i32(1100), i32(uint32_t(at.size()))});
+  };
+  EXPECT_EQ(link("file", "new/"), E(Errno::noent));
+  EXPECT_EQ(link("file", "dir/"), E(Errno::exist));
+  EXPECT_EQ(link("file", "file/"), E(Errno::notdir));
+  EXPECT_EQ(symlink("source", "new/"), E(Errno::noent));
+  EXPECT_EQ(symlink("source", "dir/"), E(Errno::exist));
+  EXPECT_EQ(symlink("source", "dir"), E(Errno::exist));
+  EXPECT_EQ(symlink("source", "file/"), E(Errno::notdir));
+  EXPECT_EQ(symlink("source", "file"), E(Errno::exist));
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir_ / "sandbox" / "new")));
+  // Without the slash both still create their link.
+  EXPECT_EQ(link("file", "hard"), 0u);
+  EXPECT_EQ(symlink("source", "dangling"), 0u);
+  EXPECT_EQ(fs::hard_link_count(dir_ / "sandbox" / "file"), 2u);
+  EXPECT_EQ(fs::read_symlink(dir_ / "sandbox" / "dangling"), "source");
+  // A trailing slash through a symlink to a directory names that directory.
+  fs::create_directory_symlink("dir", dir_ / "sandbox" / "dirlink");
+  EXPECT_EQ(symlink("source", "dirlink/"), E(Errno::exist));
+}
+
+// Absolute contents could never be followed inside the sandbox: refused when
+// the symlink is created, with perm as wasmtime does (wasi-testsuite
+// symlink_create).
+TEST_F(WasiApi, SymlinkWithAbsoluteContentsIsRefused) {
+  start();
+  poke_str(1100, "abs");
+  for (std::string contents : {"/", "/etc/passwd", "//x"}) {
+    poke_str(1000, contents);
+    EXPECT_EQ(errno_of("path_symlink", {i32(1000), i32(uint32_t(contents.size())), i32(3), i32(1100), i32(3)}),
+              E(Errno::perm))
+        << contents;
+  }
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir_ / "sandbox" / "abs")));
+  poke_str(1000, "sub/../x");  // relative contents are still stored as given
+  EXPECT_EQ(errno_of("path_symlink", {i32(1000), i32(8), i32(3), i32(1100), i32(3)}), 0u);
+  EXPECT_EQ(fs::read_symlink(dir_ / "sandbox" / "abs"), "sub/../x");
+}
+
+// Write rights on a directory make path_open fail with isdir, with or without
+// O_DIRECTORY, as in wasmtime (wasi-testsuite path_open_preopen); without them
+// a directory opens as before.
+TEST_F(WasiApi, OpeningADirectoryWithWriteRightsIsIsdir) {
+  using namespace weft::wasi;
+  fs::create_directories(dir_ / "sandbox" / "sub");
+  std::ofstream(dir_ / "sandbox" / "file") << "x";
+  start();
+  uint32_t err;
+  for (uint64_t write_right : {rights::fd_write, rights::fd_datasync, rights::fd_allocate,
+                               rights::fd_filestat_set_size}) {
+    open_path(".", oflags::directory, rights::fd_read | write_right, &err);
+    EXPECT_EQ(err, E(Errno::isdir)) << write_right;
+  }
+  open_path("sub", oflags::directory, rights::fd_write, &err);
+  EXPECT_EQ(err, E(Errno::isdir));
+  open_path("sub/", 0, rights::fd_write, &err);
+  EXPECT_EQ(err, E(Errno::isdir));
+  open_path("sub", 0, rights::fd_write, &err);
+  EXPECT_EQ(err, E(Errno::isdir));
+  open_path("file", oflags::directory, rights::fd_write, &err);
+  EXPECT_EQ(err, E(Errno::notdir));
+  // Reading, no rights at all, or the preopen's own rights (which hold no
+  // write right) still open a directory.
+  open_path(".", oflags::directory, rights::fd_read);
+  open_path(".", oflags::directory, 0);
+  open_path("sub", 0, rights::fd_read | rights::fd_readdir);
+  ASSERT_EQ(errno_of("fd_fdstat_get", {i32(3), i32(0)}), 0u);
+  open_path(".", 0, peek<uint64_t>(8));
+}
+
 TEST_F(WasiApi, TimestampsAndFlags) {
   using namespace weft::wasi;
   std::ofstream(dir_ / "sandbox" / "t.txt") << "x";
@@ -415,7 +503,8 @@ TEST_F(WasiApi, ReaddirAcrossSmallBuffers) {
     expected.insert(name);
   }
   start();
-  uint32_t fd = open_path(".", weft::wasi::oflags::directory, weft::wasi::rights::all);
+  // All of a directory's rights: write rights would make the open fail (isdir).
+  uint32_t fd = open_path(".", weft::wasi::oflags::directory, weft::wasi::rights::directory);
   // Read with a 64-byte buffer: at most one or two entries per call, the last
   // one truncated; continue from the last complete entry's d_next.
   std::set<std::string> seen;

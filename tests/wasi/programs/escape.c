@@ -31,15 +31,15 @@ int main(void) {
   CHECK("rmdir ..", rmdir(".."));
   CHECK("opendir ..", open("..", O_RDONLY | O_DIRECTORY));
 
-  /* Symlinks pointing out: creating them is allowed, following is not. */
+  /* Absolute symlinks are refused when created (EPERM, as in wasmtime);
+   * following one planted by the host is tested in wasi_tests
+   * (WasiApi.PathEscapesAreNotCapable). Relative ones pointing out may be
+   * created, but not followed. */
   CHECK("symlink abs -> /etc", symlink("/etc", "abs"));
+  CHECK("lstat abs (not created)", lstat("abs", &st));
   CHECK("symlink up -> ..", symlink("..", "up"));
   CHECK("symlink deep -> sub/inner/../../..", symlink("sub/inner/../../..", "deep"));
   CHECK("symlink sub/chain -> ../up", symlink("../up", "sub/chain"));
-  CHECK("open abs/passwd", open("abs/passwd", O_RDONLY));
-  CHECK("open abs (follow)", open("abs", O_RDONLY));
-  CHECK("stat abs (follow)", stat("abs", &st));
-  CHECK("lstat abs (no follow)", lstat("abs", &st));
   CHECK("open up/outside", open("up/outside", O_RDONLY));
   CHECK("opendir up", open("up", O_RDONLY | O_DIRECTORY));
   CHECK("open deep/x", open("deep/x", O_RDONLY));

@@ -20,6 +20,17 @@ int main(void) {
   CHECK("symlink dangling", symlink("nowhere", "dangling"));
   CHECK("symlink relative up", symlink("../target.txt", "dir/up.txt"));
   CHECK("symlink exists", symlink("x", "link.txt"));
+  /* A trailing slash on the new name: only an existing directory can be meant.
+   * (On an existing file weft says ENOTDIR, as the wasi-testsuite's unix mode
+   * requires, and Linux EEXIST: tested in wasi_tests, not here.) */
+  CHECK("symlink at new/", symlink("x", "new/"));
+  CHECK("symlink at dir/", symlink("x", "dir/"));
+  CHECK("link at new/", link("target.txt", "new/"));
+  CHECK("link at dir/", link("target.txt", "dir/"));
+  /* Directories cannot be opened for writing. */
+  CHECK("open dir O_RDWR|O_DIRECTORY", open("dir", O_RDWR | O_DIRECTORY));
+  CHECK("open dir O_WRONLY", open("dir", O_WRONLY));
+  CHECK("open dir/ O_WRONLY", open("dir/", O_WRONLY));
 
   char buf[128];
   ssize_t n = readlink("link.txt", buf, sizeof buf);
