@@ -1,5 +1,6 @@
 # Runs one fiber test file that needs extra `weft wast` options (the file's
-# `;; weft-wast-options:` line), for its ctest entry (spec-tests/CMakeLists.txt):
+# `;; weft-wast-options:` line), or one regression file (spec-tests/regressions,
+# with or without such a line), for its ctest entry (spec-tests/CMakeLists.txt):
 #
 #   cmake -DWEFT=path/to/weft -DSCRIPT=limits.wast "-DOPTIONS=--max-fibers=16"
 #         -DEXPECT_FAIL=ON|OFF [-DTIER=interp|jit] [-DEXTRA=--no-fallback] -P run-wast.cmake

@@ -13,6 +13,7 @@
 
 #include "tests/binary/mini_json.h"
 #include "tests/binary/test_util.h"
+#include "tests/support/scratch.h"
 
 namespace weft::binary::test {
 namespace {
@@ -24,15 +25,10 @@ fs::path suite_dir() {
   return WEFT_DEFAULT_TESTSUITE;
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using weft::test::slurp;
 
 Bytes read_bytes(const fs::path& p) {
-  std::string s = read_text(p);
+  std::string s = slurp(p);
   return Bytes(s.begin(), s.end());
 }
 
@@ -64,7 +60,7 @@ FileStats run_file(const fs::path& wast, const fs::path& out_dir) {
     stats.failures = -1;  // tool failure: reported and skipped by the caller
     return stats;
   }
-  std::optional<json::Value> doc = json::parse(read_text(json_path));
+  std::optional<json::Value> doc = json::parse(slurp(json_path));
   const json::Value* commands = doc ? doc->get("commands") : nullptr;
   if (!commands || commands->kind != json::Value::Array) {
     ADD_FAILURE() << stem << ": cannot parse " << json_path;
@@ -149,7 +145,7 @@ TEST(Corpus, SpecSuiteDecodesAndRoundTrips) {
     if (s.failures < 0) {
       tool_failures.push_back(wast.filename().string());
       std::printf("%-34s   skipped: wast2json failed (%s)\n", wast.filename().c_str(),
-                  read_text(dir / (wast.stem().string() + ".log")).substr(0, 60).c_str());
+                  slurp(dir / (wast.stem().string() + ".log")).substr(0, 60).c_str());
       continue;
     }
     std::printf("%-34s %8d %9d %8d %6d %9d\n", wast.filename().c_str(), s.decoded, s.rejected, s.spec_wording,

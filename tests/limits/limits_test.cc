@@ -3,60 +3,42 @@
 // memories and tables, recursion bombs, absurd local counts, fiber bombs
 // (Config::max_fibers and `weft run --max-fibers`), recursion on small fiber
 // stacks, and suspended fibers outliving their store.
+// Every test runs on every tier (WEFT_EXEC_TEST); the CLI ones pass --tier.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 
+#include "tests/support/exec_test.h"
+#include "tests/support/scratch.h"
+#include "tests/support/wat_harness.h"
 #include "weft/weft.h"
 
 namespace weft {
 namespace {
 
-struct Harness {
-  Engine engine;
-  Store store{engine};
-  Linker linker;
-  std::optional<Instance> instance;
-  std::optional<Error> instantiate_error;
+using test::expect_trap;
+using test::WatHarness;
 
-  Harness(Config config, std::string_view wat) : engine(config) {
-    auto module = WasmModule::from_text(engine, wat);
-    EXPECT_TRUE(module.ok()) << module.error().to_string();
-    if (!module.ok()) return;
-    auto inst = store.instantiate(*module, linker);
-    if (inst.ok()) instance = *inst;
-    else instantiate_error = inst.error();
-  }
-  Result<std::vector<Value>> call(std::string_view name, std::vector<Value> args = {}) {
-    if (!instance) return make_error(ErrorKind::Usage, "not instantiated");
-    auto f = instance->get_export(name);
-    if (!f) return make_error(ErrorKind::Usage, "no export");
-    return store.call(*f, args);
-  }
-  uint32_t i32(std::string_view name, std::vector<Value> args = {}) {
-    auto r = call(name, std::move(args));
-    EXPECT_TRUE(r.ok()) << r.error().to_string();
-    return r.ok() && !r->empty() ? (*r)[0].as_i32() : 0xDEADBEEF;
-  }
+// A module that may fail to instantiate (instantiate_error says why).
+struct Harness : WatHarness {
+  Harness(Config config, std::string_view wat) : WatHarness(config, wat, Instantiation::MayFail) {}
 };
 
-Config with_fuel(uint64_t fuel) {
-  Config c;
-  c.fuel = fuel;
-  return c;
-}
+WEFT_EXEC_SUITE(Fuel);
+WEFT_EXEC_SUITE(MemoryLimit);
+WEFT_EXEC_SUITE(TableLimit);
+WEFT_EXEC_SUITE(CallDepth);
+WEFT_EXEC_SUITE(Locals);
+WEFT_EXEC_SUITE(FiberLimit);
+WEFT_EXEC_SUITE(FiberStack);
+WEFT_EXEC_SUITE(FiberMemory);
 
-void expect_trap(const Result<std::vector<Value>>& r, ErrorKind kind, const std::string& message) {
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().kind, kind) << r.error().to_string();
-  EXPECT_EQ(r.error().message, message);
+Config with_fuel(Config base, uint64_t fuel) {
+  base.fuel = fuel;
+  return base;
 }
 
 // ---- fuel ----------------------------------------------------------------------
@@ -86,24 +68,24 @@ constexpr std::string_view kClauseChain = R"((module
   (func (export "chain") (fiber.resume $v $go (fiber.new $link))))
 )";
 
-TEST(Fuel, StopsAChainOfFibersEachEnteredAtAClause) {
-  Harness h(with_fuel(10'000), kClauseChain);
+WEFT_EXEC_TEST(Fuel, StopsAChainOfFibersEachEnteredAtAClause) {
+  Harness h(with_fuel(config(), 10'000), kClauseChain);
   expect_trap(h.call("chain"), ErrorKind::Trap, "all fuel consumed");
   // The chain's fibers were freed by the trap: the store runs again (and stops again).
   expect_trap(h.call("chain"), ErrorKind::Trap, "all fuel consumed");
 }
 
-TEST(Fuel, StopsInfiniteLoops) {
+WEFT_EXEC_TEST(Fuel, StopsInfiniteLoops) {
   for (const char* name : {"spin", "spin_br_if", "spin_br_table"}) {
-    Harness h(with_fuel(100'000), kLoops);
+    Harness h(with_fuel(config(), 100'000), kLoops);
     ASSERT_TRUE(h.instance);
     expect_trap(h.call(name), ErrorKind::Trap, "all fuel consumed");
     EXPECT_EQ(h.store.fuel_remaining(), 0u) << name;
   }
 }
 
-TEST(Fuel, ChargesCallsAndIterationsNotStraightLineCode) {
-  Harness h(with_fuel(1'000), kLoops);
+WEFT_EXEC_TEST(Fuel, ChargesCallsAndIterationsNotStraightLineCode) {
+  Harness h(with_fuel(config(), 1'000), kLoops);
   ASSERT_TRUE(h.instance);
   EXPECT_EQ(h.i32("straight"), 42u);
   EXPECT_EQ(h.store.fuel_remaining(), 999u);  // one function entry
@@ -117,14 +99,14 @@ TEST(Fuel, ChargesCallsAndIterationsNotStraightLineCode) {
   EXPECT_EQ(h.store.fuel_remaining(), 96u);
 }
 
-TEST(Fuel, StopsRecursionBeforeTheDepthLimitWhenSmaller) {
-  Harness h(with_fuel(500), kLoops);
+WEFT_EXEC_TEST(Fuel, StopsRecursionBeforeTheDepthLimitWhenSmaller) {
+  Harness h(with_fuel(config(), 500), kLoops);
   ASSERT_TRUE(h.instance);
   expect_trap(h.call("recurse"), ErrorKind::Trap, "all fuel consumed");
 }
 
-TEST(Fuel, OffByDefault) {
-  Harness h(Config{}, kLoops);
+WEFT_EXEC_TEST(Fuel, OffByDefault) {
+  Harness h(config(), kLoops);
   ASSERT_TRUE(h.instance);
   EXPECT_FALSE(h.store.fuel_remaining().has_value());
   auto r = h.store.set_fuel(10);
@@ -133,8 +115,8 @@ TEST(Fuel, OffByDefault) {
   EXPECT_EQ(h.i32("count", {Value::i32(100'000)}), 7u);
 }
 
-TEST(Fuel, ChargesBulkMemoryAndTableInstructionsByLength) {
-  Harness h(with_fuel(1'000), R"((module
+WEFT_EXEC_TEST(Fuel, ChargesBulkMemoryAndTableInstructionsByLength) {
+  Harness h(with_fuel(config(), 1'000), R"((module
     (memory 8)
     (table 10 funcref)
     (func (export "fill") (param i32) (memory.fill (i32.const 0) (i32.const 1) (local.get 0)))
@@ -159,43 +141,54 @@ TEST(Fuel, ChargesBulkMemoryAndTableInstructionsByLength) {
   expect_trap(h.call("fill", {Value::i32(8 * 65536)}), ErrorKind::Trap, "all fuel consumed");
 }
 
-TEST(Fuel, StopsAnInfiniteStartFunction) {
-  Harness h(with_fuel(10'000), R"((module (func $start (loop $l (br $l))) (start $start)))");
+WEFT_EXEC_TEST(Fuel, StopsAnInfiniteStartFunction) {
+  Harness h(with_fuel(config(), 10'000), R"((module (func $start (loop $l (br $l))) (start $start)))");
   EXPECT_FALSE(h.instance);
   ASSERT_TRUE(h.instantiate_error);
   EXPECT_EQ(h.instantiate_error->message, "all fuel consumed");
 }
 
-TEST(Fuel, IsSharedWithWasmCalledFromHostFunctions) {
-  Config config = with_fuel(1'000);
-  Engine engine(config);
-  Store store(engine);
-  Linker linker;
-  auto module = WasmModule::from_text(engine, R"((module
-    (import "host" "reenter" (func $reenter))
-    (func (export "spin") (loop $l (br $l)))
-    (func (export "outer") (call $reenter)))
-  )");
-  ASSERT_TRUE(module.ok());
-  std::optional<Instance> instance;
-  Extern reenter = store.create_host_function(FuncType{{}, {}}, [&](std::span<const Value>, std::span<Value>) -> Result<void> {
-    auto r = store.call(*instance->get_export("spin"), {});
+WEFT_EXEC_TEST(Fuel, IsSharedWithWasmCalledFromHostFunctions) {
+  WatHarness h(with_fuel(config(), 1'000));
+  h.define_host("host", "reenter", FuncType{{}, {}}, [&](std::span<const Value>, std::span<Value>) -> Result<void> {
+    auto r = h.call("spin");
     if (r.ok()) return make_error(ErrorKind::Usage, "spin returned");
     return r.error();
   });
-  linker.define("host", "reenter", reenter);
-  auto inst = store.instantiate(*module, linker);
-  ASSERT_TRUE(inst.ok()) << inst.error().to_string();
-  instance = *inst;
-  auto r = store.call(*instance->get_export("outer"), {});
-  expect_trap(r, ErrorKind::Trap, "all fuel consumed");
-  EXPECT_EQ(store.fuel_remaining(), 0u);
+  ASSERT_TRUE(h.load(R"((module
+    (import "host" "reenter" (func $reenter))
+    (func (export "spin") (loop $l (br $l)))
+    (func (export "outer") (call $reenter)))
+  )"));
+  expect_trap(h.call("outer"), ErrorKind::Trap, "all fuel consumed");
+  EXPECT_EQ(h.store.fuel_remaining(), 0u);
+}
+
+// Config::fuel: a function entry costs 1 plus 1 per 8192 local slots zeroed.
+// 8,000 locals are under one 8192-slot block, so fuel 1 pays for the call;
+// the function's 200 constants are not locals and must not change that.
+// (spec-tests/regressions/fuel-entry-charge-counts-locals-not-constants.wast
+// is the same module for `weft wast --fuel=1`.)
+WEFT_EXEC_TEST(Fuel, EntryChargeCountsLocalsNotConstants) {
+  if (tier() == Tier::Interpreter)
+    GTEST_SKIP() << "tier disagreement: the interpreter traps \"all fuel consumed\" (it charges its constant "
+                    "slots as local slots: 8,000 + 200 > 8192), the JIT returns 7; fixed by unifying the entry "
+                    "fuel cost in interpreter/ and jit/ (in progress)";
+  std::string body;
+  for (int k = 0; k < 200; ++k) body += "(local.set 0 (i32.const " + std::to_string(1000 + k) + ")) ";
+  std::string locals;
+  for (int i = 0; i < 8000; ++i) locals += " i32";
+  Harness h(with_fuel(config(), 1),
+            "(module (func (export \"f\") (result i32) (local" + locals + ") " + body + "(i32.const 7)))");
+  ASSERT_TRUE(h.instance);
+  EXPECT_EQ(h.i32("f"), 7u);
+  EXPECT_EQ(h.store.fuel_remaining(), 0u);
 }
 
 // ---- memory --------------------------------------------------------------------
 
-TEST(MemoryLimit, GrowBombStopsAtTheConfiguredMaximum) {
-  Config config;
+WEFT_EXEC_TEST(MemoryLimit, GrowBombStopsAtTheConfiguredMaximum) {
+  Config config = this->config();
   config.max_memory_pages = 16;
   Harness h(config, R"((module
     (memory 1)
@@ -210,8 +203,8 @@ TEST(MemoryLimit, GrowBombStopsAtTheConfiguredMaximum) {
   EXPECT_EQ(h.i32("grow", {Value::i32(0)}), 16u);
 }
 
-TEST(MemoryLimit, OversizedMemoryIsALimitError) {
-  Config config;
+WEFT_EXEC_TEST(MemoryLimit, OversizedMemoryIsALimitError) {
+  Config config = this->config();
   config.max_memory_pages = 16;
   Harness h(config, "(module (memory 17))");
   EXPECT_FALSE(h.instance);
@@ -222,8 +215,8 @@ TEST(MemoryLimit, OversizedMemoryIsALimitError) {
   EXPECT_TRUE(ok.instance);
 }
 
-TEST(MemoryLimit, HostCreatedMemoryAboveTheLimitIsRefused) {
-  Config config;
+WEFT_EXEC_TEST(MemoryLimit, HostCreatedMemoryAboveTheLimitIsRefused) {
+  Config config = this->config();
   config.max_memory_pages = 4;
   Engine engine(config);
   Store store(engine);
@@ -233,8 +226,8 @@ TEST(MemoryLimit, HostCreatedMemoryAboveTheLimitIsRefused) {
 
 // ---- tables --------------------------------------------------------------------
 
-TEST(TableLimit, GrowBombStopsAtTheConfiguredMaximum) {
-  Config config;
+WEFT_EXEC_TEST(TableLimit, GrowBombStopsAtTheConfiguredMaximum) {
+  Config config = this->config();
   config.max_table_elements = 1000;
   Harness h(config, R"((module
     (table 0 funcref)
@@ -250,8 +243,8 @@ TEST(TableLimit, GrowBombStopsAtTheConfiguredMaximum) {
   EXPECT_EQ(h.i32("grow", {Value::i32(1)}), 0xFFFFFFFFu);
 }
 
-TEST(TableLimit, DefaultLimitRefusesHugeGrowthWithoutAllocating) {
-  Harness h(Config{}, R"((module
+WEFT_EXEC_TEST(TableLimit, DefaultLimitRefusesHugeGrowthWithoutAllocating) {
+  Harness h(config(), R"((module
     (table 0 externref)
     (func (export "grow") (param i32) (result i32) (table.grow (ref.null extern) (local.get 0))))
   )");
@@ -261,8 +254,8 @@ TEST(TableLimit, DefaultLimitRefusesHugeGrowthWithoutAllocating) {
   EXPECT_EQ(h.i32("grow", {Value::i32(1000)}), 0u);
 }
 
-TEST(TableLimit, OversizedTableIsALimitError) {
-  Config config;
+WEFT_EXEC_TEST(TableLimit, OversizedTableIsALimitError) {
+  Config config = this->config();
   config.max_table_elements = 1000;
   Harness h(config, "(module (table 1001 funcref))");
   EXPECT_FALSE(h.instance);
@@ -270,14 +263,14 @@ TEST(TableLimit, OversizedTableIsALimitError) {
   EXPECT_EQ(h.instantiate_error->kind, ErrorKind::Limit);
   EXPECT_EQ(h.instantiate_error->message, "table of 1001 elements exceeds the configured limit of 1000");
   // The spec's largest table (2^32 - 1 elements) with the default limit.
-  Harness huge(Config{}, "(module (table 0xFFFFFFFF funcref))");
+  Harness huge(this->config(), "(module (table 0xFFFFFFFF funcref))");
   EXPECT_FALSE(huge.instance);
   ASSERT_TRUE(huge.instantiate_error);
   EXPECT_EQ(huge.instantiate_error->kind, ErrorKind::Limit);
 }
 
-TEST(TableLimit, HostCreatedTableAboveTheLimitIsRefused) {
-  Config config;
+WEFT_EXEC_TEST(TableLimit, HostCreatedTableAboveTheLimitIsRefused) {
+  Config config = this->config();
   config.max_table_elements = 10;
   Engine engine(config);
   Store store(engine);
@@ -287,9 +280,9 @@ TEST(TableLimit, HostCreatedTableAboveTheLimitIsRefused) {
 
 // ---- call depth and frames -----------------------------------------------------
 
-TEST(CallDepth, RecursionBombIsCallStackExhausted) {
+WEFT_EXEC_TEST(CallDepth, RecursionBombIsCallStackExhausted) {
   for (uint32_t depth : {100u, 1000u, Config{}.max_call_depth}) {
-    Config config;
+    Config config = this->config();
     config.max_call_depth = depth;
     Harness h(config, R"((module
       (type $t (func))
@@ -304,8 +297,8 @@ TEST(CallDepth, RecursionBombIsCallStackExhausted) {
   }
 }
 
-TEST(CallDepth, BigFramesExhaustTheValueStack) {
-  Config config;
+WEFT_EXEC_TEST(CallDepth, BigFramesExhaustTheValueStack) {
+  Config config = this->config();
   config.value_stack_bytes = 1 << 20;
   Harness h(config, R"((module
     (func $rec (export "rec") (local i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64)
@@ -315,22 +308,19 @@ TEST(CallDepth, BigFramesExhaustTheValueStack) {
   expect_trap(h.call("rec"), ErrorKind::Exhaustion, "call stack exhausted");
 }
 
-TEST(Locals, AbsurdLocalCountsAreALimitError) {
+WEFT_EXEC_TEST(Locals, AbsurdLocalCountsAreALimitError) {
   // 2^31 locals: valid Wasm, refused when preparing the code.
-  Engine engine;
+  WatHarness h(config());
   std::vector<uint8_t> bytes = {0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // header
                                 0x01, 0x04, 0x01, 0x60, 0x00, 0x00,              // type () -> ()
                                 0x03, 0x02, 0x01, 0x00,                          // one function
                                 0x0a, 0x0a, 0x01, 0x08, 0x01,                    // code: 1 body, 1 local group
                                 0x80, 0x80, 0x80, 0x80, 0x08, 0x7f,              // 2^31 × i32
                                 0x0b};
-  auto module = WasmModule::from_binary(engine, bytes);
-  ASSERT_TRUE(module.ok()) << module.error().to_string();
-  Store store(engine);
-  auto inst = store.instantiate(*module, Linker{});
-  ASSERT_FALSE(inst.ok());
-  EXPECT_EQ(inst.error().kind, ErrorKind::Limit);
-  EXPECT_NE(inst.error().message.find("local slots"), std::string::npos) << inst.error().message;
+  EXPECT_FALSE(h.instantiate(WasmModule::from_binary(h.engine, bytes), WatHarness::Instantiation::MayFail));
+  ASSERT_TRUE(h.instantiate_error);
+  EXPECT_EQ(h.instantiate_error->kind, ErrorKind::Limit);
+  EXPECT_NE(h.instantiate_error->message.find("local slots"), std::string::npos) << h.instantiate_error->message;
 }
 
 // ---- fibers: the live-fiber limit -------------------------------------------------
@@ -365,14 +355,13 @@ constexpr std::string_view kFiberBombs = R"((module
       (br $l))))
 )";
 
-Config with_max_fibers(uint64_t max_fibers) {
-  Config c;
-  c.max_fibers = max_fibers;
-  return c;
+Config with_max_fibers(Config base, uint64_t max_fibers) {
+  base.max_fibers = max_fibers;
+  return base;
 }
 
-TEST(FiberLimit, FreshFiberBombIsTooManyFibers) {
-  Harness h(with_max_fibers(100), kFiberBombs);
+WEFT_EXEC_TEST(FiberLimit, FreshFiberBombIsTooManyFibers) {
+  Harness h(with_max_fibers(config(), 100), kFiberBombs);
   ASSERT_TRUE(h.instance);
   expect_trap(h.call("new-bomb"), ErrorKind::Trap, "too many fibers");
   EXPECT_EQ(h.i32("made"), 100u);
@@ -382,8 +371,8 @@ TEST(FiberLimit, FreshFiberBombIsTooManyFibers) {
   EXPECT_EQ(h.i32("made"), 100u);
 }
 
-TEST(FiberLimit, SpawnChainIsTooManyFibersAndTheTrapFreesTheChain) {
-  Harness h(with_max_fibers(100), kFiberBombs);
+WEFT_EXEC_TEST(FiberLimit, SpawnChainIsTooManyFibersAndTheTrapFreesTheChain) {
+  Harness h(with_max_fibers(config(), 100), kFiberBombs);
   ASSERT_TRUE(h.instance);
   expect_trap(h.call("spawn-chain"), ErrorKind::Trap, "too many fibers");
   EXPECT_EQ(h.i32("made"), 100u);
@@ -393,53 +382,41 @@ TEST(FiberLimit, SpawnChainIsTooManyFibersAndTheTrapFreesTheChain) {
   EXPECT_EQ(h.i32("made"), 200u);
 }
 
-TEST(FiberLimit, SuspendedFiberBombIsTooManyFibers) {
-  Harness h(with_max_fibers(100), kFiberBombs);
+WEFT_EXEC_TEST(FiberLimit, SuspendedFiberBombIsTooManyFibers) {
+  Harness h(with_max_fibers(config(), 100), kFiberBombs);
   ASSERT_TRUE(h.instance);
   expect_trap(h.call("park-bomb"), ErrorKind::Trap, "too many fibers");
   EXPECT_EQ(h.i32("made"), 100u);
 }
 
-TEST(FiberLimit, UnderTheLimitFibersAreCreated) {
-  Harness h(with_max_fibers(100), kFiberBombs);
+WEFT_EXEC_TEST(FiberLimit, UnderTheLimitFibersAreCreated) {
+  Harness h(with_max_fibers(config(), 100), kFiberBombs);
   ASSERT_TRUE(h.instance);
   ASSERT_TRUE(h.call("new-some", {Value::i32(100)}).ok());
   EXPECT_EQ(h.i32("made"), 100u);
   expect_trap(h.call("new-some", {Value::i32(1)}), ErrorKind::Trap, "too many fibers");
 }
 
-// The same limit from the command line: `weft run --max-fibers N`.
-class FiberLimitCli : public ::testing::Test {
+// The same limit from the command line: `weft run --tier=TIER --max-fibers N`.
+class FiberLimitCli : public test::ExecTest {
  protected:
-  void SetUp() override {
-    // One directory per test: ctest runs the tests of this file in parallel.
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("weft_limits_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::create_directories(dir_);
-    module_ = dir_ / "bombs.wat";
-    std::ofstream(module_) << kFiberBombs;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  // Runs `weft run OPTIONS <module> ARGS` and returns the exit status; stderr in err_.
+  FiberLimitCli() { module_ = dir_.write("bombs.wat", std::string(kFiberBombs)); }
+  // Runs `weft run --tier=TIER OPTIONS <module> ARGS` and returns the exit status; stderr in err_.
   int run(const std::string& options, const std::string& args = "") {
-    const std::filesystem::path err = dir_ / "stderr";
-    const std::string command = std::string("'") + WEFT_CLI_PATH + "' run " + options + " '" + module_.string() +
-                                "' " + args + " >/dev/null 2>'" + err.string() + "'";
-    const int status = std::system(command.c_str());
-    std::ifstream in(err);
-    std::ostringstream text;
-    text << in.rdbuf();
-    err_ = text.str();
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    test::CliResult r = test::run_cli(WEFT_CLI_PATH,
+                                      std::string("run --tier=") + test::tier_cli_name(tier()) + " " + options +
+                                          " " + test::shell_quote(module_) + " " + args,
+                                      dir_.path());
+    err_ = r.err;
+    return r.exit_code;
   }
-  std::filesystem::path dir_, module_;
+  test::ScratchDir dir_{"weft_limits"};
+  std::filesystem::path module_;
   std::string err_;
 };
+INSTANTIATE_TEST_SUITE_P(Exec, FiberLimitCli, ::testing::ValuesIn(test::available_tiers()), test::TierParamName());
 
-TEST_F(FiberLimitCli, MaxFibersStopsAFiberBomb) {
+WEFT_EXEC_TEST(FiberLimitCli, MaxFibersStopsAFiberBomb) {
   EXPECT_EQ(run("--max-fibers 16 --invoke new-bomb"), 1);
   EXPECT_NE(err_.find("too many fibers"), std::string::npos) << err_;
   EXPECT_EQ(run("--max-fibers 16 --invoke spawn-chain"), 1);
@@ -448,7 +425,7 @@ TEST_F(FiberLimitCli, MaxFibersStopsAFiberBomb) {
   EXPECT_NE(err_.find("too many fibers"), std::string::npos) << err_;
 }
 
-TEST_F(FiberLimitCli, MaxFibersIsTheBound) {
+WEFT_EXEC_TEST(FiberLimitCli, MaxFibersIsTheBound) {
   EXPECT_EQ(run("--max-fibers 16 --invoke new-some", "16"), 0) << err_;
   EXPECT_EQ(run("--max-fibers 16 --invoke new-some", "17"), 1);
   EXPECT_NE(err_.find("too many fibers"), std::string::npos) << err_;
@@ -482,14 +459,13 @@ constexpr std::string_view kFiberRecursion = R"((module
   (func (export "wake") (result i32) (fiber.resume $g $wake (global.get $parked))))
 )";
 
-Config with_fiber_stack(uint64_t bytes) {
-  Config c;
-  c.fiber_stack_size = bytes;
-  return c;
+Config with_fiber_stack(Config base, uint64_t bytes) {
+  base.fiber_stack_size = bytes;
+  return base;
 }
 
-TEST(FiberStack, UnboundedRecursionInAFiberIsCallStackExhausted) {
-  Harness h(with_fiber_stack(128 * 1024), kFiberRecursion);
+WEFT_EXEC_TEST(FiberStack, UnboundedRecursionInAFiberIsCallStackExhausted) {
+  Harness h(with_fiber_stack(config(), 128 * 1024), kFiberRecursion);
   ASSERT_TRUE(h.instance);
   expect_trap(h.call("unbounded"), ErrorKind::Exhaustion, "call stack exhausted");
   // The store is still usable, and the aborted fiber's stack was returned.
@@ -497,20 +473,20 @@ TEST(FiberStack, UnboundedRecursionInAFiberIsCallStackExhausted) {
   expect_trap(h.call("unbounded"), ErrorKind::Exhaustion, "call stack exhausted");
 }
 
-TEST(FiberStack, TheFiberStackSizeBoundsRecursionInsideFibers) {
+WEFT_EXEC_TEST(FiberStack, TheFiberStackSizeBoundsRecursionInsideFibers) {
   // 5000 frames fit the root's value stack (16 MiB) but not a 128 KiB fiber.
-  Harness small(with_fiber_stack(128 * 1024), kFiberRecursion);
+  Harness small(with_fiber_stack(config(), 128 * 1024), kFiberRecursion);
   ASSERT_TRUE(small.instance);
   EXPECT_EQ(small.i32("on-root", {Value::i32(5000)}), 5000u);
   EXPECT_EQ(small.i32("in-fiber", {Value::i32(100)}), 100u);
   expect_trap(small.call("in-fiber", {Value::i32(5000)}), ErrorKind::Exhaustion, "call stack exhausted");
-  Harness large(with_fiber_stack(8 * 1024 * 1024), kFiberRecursion);
+  Harness large(with_fiber_stack(config(), 8 * 1024 * 1024), kFiberRecursion);
   ASSERT_TRUE(large.instance);
   EXPECT_EQ(large.i32("in-fiber", {Value::i32(5000)}), 5000u);
 }
 
-TEST(FiberStack, ExhaustionLeavesSuspendedFibersAlone) {
-  Harness h(with_fiber_stack(128 * 1024), kFiberRecursion);
+WEFT_EXEC_TEST(FiberStack, ExhaustionLeavesSuspendedFibersAlone) {
+  Harness h(with_fiber_stack(config(), 128 * 1024), kFiberRecursion);
   ASSERT_TRUE(h.instance);
   ASSERT_TRUE(h.call("park").ok());
   expect_trap(h.call("unbounded"), ErrorKind::Exhaustion, "call stack exhausted");
@@ -536,7 +512,7 @@ uint64_t mapped_kib() {
   return 0;
 }
 
-TEST(FiberMemory, SuspendedFibersAreFreedWithTheirStore) {
+WEFT_EXEC_TEST(FiberMemory, SuspendedFibersAreFreedWithTheirStore) {
   // Each round leaves 64 fibers suspended at recursion depth 200 on 1 MiB
   // stacks (64 MiB reserved) and drops the store; 24 rounds would leak 1.5 GiB.
   constexpr std::string_view kParkDeep = R"((module
@@ -551,7 +527,7 @@ TEST(FiberMemory, SuspendedFibersAreFreedWithTheirStore) {
         (handle (drop (fiber.spawn $rec (local.get $depth))) (event $parked))
         (br_if $l (local.tee $fibers (i32.sub (local.get $fibers) (i32.const 1)))))))
   )";
-  Config config = with_fiber_stack(1024 * 1024);
+  Config config = with_fiber_stack(this->config(), 1024 * 1024);
   uint64_t before = 0;
   for (int round = 0; round < 24; ++round) {
     Harness h(config, kParkDeep);

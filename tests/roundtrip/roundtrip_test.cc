@@ -18,6 +18,7 @@
 #include "binary/writer.h"
 #include "text/wast.h"
 #include "validator/validator.h"
+#include "tests/support/scratch.h"
 
 namespace weft {
 namespace {
@@ -29,12 +30,7 @@ fs::path suite_dir() {
   return WEFT_DEFAULT_TESTSUITE;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using weft::test::slurp;
 
 // wast2json's JSON has one command per line: map line → .wasm for `module` commands.
 std::map<uint32_t, fs::path> wabt_modules(const fs::path& wast, const fs::path& out_dir) {
@@ -44,7 +40,7 @@ std::map<uint32_t, fs::path> wabt_modules(const fs::path& wast, const fs::path& 
                     "' >/dev/null 2>&1";
   if (std::system(cmd.c_str()) != 0) return result;
   std::regex re(R"re(\{"type": "module", "line": (\d+)(?:, "name": "[^"]*")?, "filename": "([^"]+)")re");
-  std::string text = read_file(json);
+  std::string text = slurp(json);
   for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it)
     result[uint32_t(std::stoul((*it)[1]))] = out_dir / (*it)[2].str();
   return result;
@@ -81,7 +77,7 @@ TEST(RoundTrip, SpecSuiteTextModules) {
   std::sort(files.begin(), files.end());
   size_t total = 0, compared_with_wabt = 0, failures = 0;
   for (const fs::path& file : files) {
-    auto script = text::parse_wast(read_file(file));
+    auto script = text::parse_wast(slurp(file));
     ASSERT_TRUE(script.ok()) << file << ": " << script.error().to_string();
     fs::path out_dir = tmp / file.stem();
     fs::create_directories(out_dir);
@@ -114,7 +110,7 @@ TEST(RoundTrip, SpecSuiteTextModules) {
       }
       auto it = wabt.find(cmd.line);
       if (cmd.kind == text::WastCommand::Kind::Module && it != wabt.end()) {
-        std::string wabt_bytes = read_file(it->second);
+        std::string wabt_bytes = slurp(it->second);
         auto theirs = binary::decode_module(
             std::span(reinterpret_cast<const uint8_t*>(wabt_bytes.data()), wabt_bytes.size()));
         if (!theirs.ok()) continue;  // wabt wrote something we reject: the binary tests cover decoding

@@ -19,6 +19,7 @@
 #include "binary/decoder.h"
 #include "text/text.h"
 #include "text/wast.h"
+#include "tests/support/scratch.h"
 
 namespace weft::text {
 namespace {
@@ -39,12 +40,7 @@ std::vector<fs::path> suite_files() {
   return files;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using weft::test::slurp;
 
 #define SKIP_WITHOUT_SUITE()                                                         \
   if (suite_files().empty()) GTEST_SKIP() << "spec suite not found at " << suite_dir()
@@ -54,7 +50,7 @@ TEST(Corpus, EveryScriptParses) {
   auto start = std::chrono::steady_clock::now();
   size_t total_commands = 0, total_bytes = 0;
   for (const fs::path& file : suite_files()) {
-    std::string src = read_file(file);
+    std::string src = slurp(file);
     total_bytes += src.size();
     Result<WastScript> script = parse_wast(src);
     ASSERT_TRUE(script.ok()) << file.filename() << ": " << script.error().to_string();
@@ -74,7 +70,7 @@ TEST(Corpus, QuotedModulesRejectedExactlyWhenMalformed) {
   size_t failures = 0, malformed = 0, same_wording = 0;
   for (const fs::path& file : suite_files()) {
     std::string name = file.filename().string();
-    Result<WastScript> script = parse_wast(read_file(file));
+    Result<WastScript> script = parse_wast(slurp(file));
     ASSERT_TRUE(script.ok()) << name << ": " << script.error().to_string();
     size_t rejected = 0, accepted = 0;
     for (const WastCommand& cmd : script->commands) {
@@ -263,7 +259,7 @@ void compare_command(const std::string& name, const WastCommand& c, const JsonCo
   } else {
     return;
   }
-  std::string bytes = read_file(dir / wabt.filename);
+  std::string bytes = slurp(dir / wabt.filename);
   std::vector<uint8_t> data(bytes.begin(), bytes.end());
   Result<Module> theirs = binary::decode_module(data);
   if (!theirs.ok()) {
@@ -294,7 +290,7 @@ TEST(Corpus, TextModulesMatchWabt) {
   WabtStats total;
   for (const fs::path& file : suite_files()) {
     std::string name = file.filename().string();
-    std::string src = read_file(file);
+    std::string src = slurp(file);
     Result<WastScript> script = parse_wast(src);
     ASSERT_TRUE(script.ok()) << name;
     fs::path dir = tmp / file.stem();

@@ -1,65 +1,28 @@
 // Smoke tests of the built `weft` binary: exit codes and messages of each
 // subcommand for good input, bad input and bad command lines.
-#include <sys/wait.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "tests/support/scratch.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using weft::test::CliResult;
+using weft::test::slurp;
 
 class Cli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("weft_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  fs::path write(const std::string& name, const std::string& contents) {
-    fs::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << contents;
-    return path;
-  }
-
+  fs::path write(const std::string& name, const std::string& contents) { return scratch_.write(name, contents); }
   // Runs `weft ARGS` (ARGS already shell-quoted) and captures both streams.
-  CliResult weft(const std::string& args) {
-    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string command = std::string("'") + WEFT_CLI_PATH + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-    int status = std::system(command.c_str());
-    CliResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
+  CliResult weft(const std::string& args) { return weft::test::run_cli(WEFT_CLI_PATH, args, dir_); }
+  std::string q(const fs::path& p) { return weft::test::shell_quote(p); }
 
-  std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
-
-  fs::path dir_;
+  weft::test::ScratchDir scratch_{"weft_cli"};
+  const fs::path& dir_ = scratch_.path();
 };
 
 const char* kAddWat = R"wast((module

@@ -1,65 +1,30 @@
 // `weft run` with WASI on hand-written modules: exit codes, output, and that
 // malformed or hostile modules (unknown or mistyped imports, huge memory.grow,
 // no memory export, runaway recursion) end with a clear error, never a crash.
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "tests/support/scratch.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using weft::test::CliResult;
 
 class RunWasi : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("weft_run_wasi_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
+  // Writes a module into the scratch directory; returns its quoted path.
   std::string module(const std::string& name, const std::string& text) {
-    fs::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary) << text;
-    return "'" + path.string() + "'";
+    return weft::test::shell_quote(scratch_.write(name, text));
   }
-
   // Runs `weft ARGS` (ARGS already shell-quoted) in dir_; a signal shows as 128+N.
-  CliResult weft(const std::string& args) {
-    fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    std::string command = "cd '" + dir_.string() + "' && '" + WEFT_CLI_PATH + "' " + args + " </dev/null >'" +
-                          out.string() + "' 2>'" + err.string() + "'";
-    int status = std::system(command.c_str());
-    CliResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
+  CliResult weft(const std::string& args) { return weft::test::run_cli(WEFT_CLI_PATH, args, dir_); }
 
-  fs::path dir_;
+  weft::test::ScratchDir scratch_{"weft_run_wasi"};
+  const fs::path& dir_ = scratch_.path();
 };
 
 // fd_write of the 3 bytes at 16 ("hi\n") through the iovec at 0.

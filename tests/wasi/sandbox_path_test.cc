@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/scratch.h"
 #include "wasi/sandbox_path.h"
 
 namespace {
@@ -23,10 +24,8 @@ using weft::wasi::resolve_beneath;
 
 class SandboxPath : public ::testing::Test {
  protected:
+  weft::test::ScratchDir scratch_{"weft_sandbox"};  // removed after TearDown
   void SetUp() override {
-    top_ = fs::path(::testing::TempDir()) /
-           ("weft_sandbox_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(top_);
     root_ = top_ / "root";
     fs::create_directories(root_ / "a" / "b");
     std::ofstream(top_ / "outside.txt") << "outside";
@@ -43,11 +42,7 @@ class SandboxPath : public ::testing::Test {
     fd_ = ::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     ASSERT_GE(fd_, 0);
   }
-  void TearDown() override {
-    ::close(fd_);
-    std::error_code ec;
-    fs::remove_all(top_, ec);
-  }
+  void TearDown() override { ::close(fd_); }
 
   Errno resolve(const std::string& path, FinalSymlink follow, ResolvedPath& out) {
     return resolve_beneath(fd_, path, follow, out);
@@ -69,7 +64,8 @@ class SandboxPath : public ::testing::Test {
     return ::lstat(p.c_str(), &st) == 0 ? st.st_ino : 0;
   }
 
-  fs::path top_, root_;
+  const fs::path& top_ = scratch_.path();
+  fs::path root_;
   int fd_ = -1;
 };
 

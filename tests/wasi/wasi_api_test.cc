@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/scratch.h"
 #include "wasi/abi.h"
 #include "wasi/wasi.h"
 
@@ -34,18 +35,15 @@ constexpr uint32_t kNoValue = 0xFFFFFFFFu;
 
 class WasiApi : public ::testing::Test {
  protected:
+  weft::test::ScratchDir scratch_{"weft_wasi"};  // removed last, after the context closed its preopens
+  const fs::path& dir_ = scratch_.path();
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("weft_wasi_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
     fs::create_directories(dir_ / "sandbox");
     ASSERT_EQ(::pipe(out_pipe_), 0);
   }
   void TearDown() override {
     ::close(out_pipe_[0]);
     ::close(out_pipe_[1]);
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
 
   // Creates the context (stdout → a pipe, the sandbox preopened as "/sandbox"),
@@ -128,7 +126,6 @@ class WasiApi : public ::testing::Test {
 
   static constexpr uint32_t E(Errno e) { return uint32_t(e); }
 
-  fs::path dir_;
   int out_pipe_[2] = {-1, -1};
   Engine engine_;
   std::unique_ptr<Store> store_;

@@ -1,27 +1,28 @@
-// Fibers on the JIT tier: fiber bodies run as JIT code on their own native
-// stacks, suspension points dispatch events inline, and everything that
-// crosses a switch — the running context's stack, the memory registers, fuel,
-// traps of other fibers, interpreted and host frames in between — is right
-// when this context runs again.
+// Fibers on every tier: fiber bodies run on their own native stacks (on the
+// JIT, as JIT code whose suspension points dispatch events inline), and
+// everything that crosses a switch — the running context's stack, the memory
+// registers, fuel, traps of other fibers, interpreted and host frames in
+// between — is right when this context runs again.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "tests/jit/harness.h"
+#include "tests/support/exec_test.h"
+#include "tests/support/wat_harness.h"
 #include "weft/weft.h"
 
 namespace weft {
 namespace {
 
-using jit_test::Harness;
+using test::WatHarness;
 
-// The JIT tier with a fuel budget and fiber stack size (0: the defaults).
-Config jit_config(uint64_t fuel = 0, uint64_t fiber_stack = 0) {
-  Config c;
-  c.tier = Tier::Jit;
-  c.fuel = fuel;
-  if (fiber_stack) c.fiber_stack_size = fiber_stack;
-  return c;
+WEFT_EXEC_SUITE(Fibers);
+
+// `base` with a fuel budget and fiber stack size (0: the defaults).
+Config with_limits(Config base, uint64_t fuel = 0, uint64_t fiber_stack = 0) {
+  base.fuel = fuel;
+  if (fiber_stack) base.fiber_stack_size = fiber_stack;
+  return base;
 }
 
 constexpr const char* kGenerator = R"((module
@@ -57,17 +58,15 @@ constexpr const char* kGenerator = R"((module
     (local.get $sum))
 ))";
 
-TEST(JitFibers, GeneratorRunsCompiledWithoutFallback) {
-  Harness h(kGenerator);
+WEFT_EXEC_TEST(Fibers, GeneratorRunsWithoutFallback) {
+  WatHarness h(tier(), kGenerator);
   EXPECT_EQ(h.value("sum", {Value::i32(1000)}), 499500);
   EXPECT_EQ(h.value("sum", {Value::i32(0)}), 0);
-  TierStats stats = h.store.tier_stats();
-  EXPECT_EQ(stats.jit_fallbacks, 0u);
-  EXPECT_EQ(stats.jit_compiled, 2u);
+  test::expect_jit_counts(h.store, tier(), 2, 0);
 }
 
-TEST(JitFibers, ATrapInAFiberAbortsTheSegmentWithBacktrace) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(Fibers, ATrapInAFiberAbortsTheSegmentWithBacktrace) {
+  WatHarness h(tier(), R"((module
     (type $g (fiber (result i32)))
     (func $divide (param i32) (result i32) (i32.div_u (i32.const 1) (local.get 0)))
     (func $body (param $self (ref $g)) (param $d i32) (result i32) (call $divide (local.get $d)))
@@ -84,8 +83,8 @@ TEST(JitFibers, ATrapInAFiberAbortsTheSegmentWithBacktrace) {
   EXPECT_EQ(h.value("run", {Value::i32(1)}), 1);  // the store is usable again
 }
 
-TEST(JitFibers, UnhandledEventAndOperandTrapsAreReported) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(Fibers, UnhandledEventAndOperandTrapsAreReported) {
+  WatHarness h(tier(), R"((module
     (type $g (fiber))
     (tag $a) (tag $b)
     (func $body (param $self (ref $g)) (fiber.suspend $b (local.get $self)))
@@ -101,7 +100,8 @@ TEST(JitFibers, UnhandledEventAndOperandTrapsAreReported) {
   EXPECT_EQ(r.error().message, "null fiber reference");
 }
 
-// JIT frames keep return addresses on the fiber's native stack: unbounded
+// JIT frames keep return addresses on the fiber's native stack, interpreter
+// frames their slots on the fiber's stack: unbounded
 // recursion inside a fiber ends in "call stack exhausted", never a crash, on
 // the smallest and the default stack; a larger stack allows deeper recursion.
 constexpr const char* kRecursion = R"((module
@@ -113,23 +113,23 @@ constexpr const char* kRecursion = R"((module
   (func (export "depth") (param $n i32) (result i32) (fiber.spawn $body (local.get $n)))
 ))";
 
-TEST(JitFibers, RecursionInsideAFiberIsBoundedByItsStack) {
+WEFT_EXEC_TEST(Fibers, RecursionInsideAFiberIsBoundedByItsStack) {
   for (uint64_t stack : {uint64_t(128 * 1024), uint64_t(256 * 1024)}) {
-    Harness h(kRecursion, jit_config(0, stack));
+    WatHarness h(with_limits(config(), 0, stack), kRecursion);
     EXPECT_EQ(h.value("depth", {Value::i32(300)}), 300);
     auto r = h.call("depth", {Value::i32(10'000'000)});
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().message, "call stack exhausted");
     EXPECT_EQ(h.value("depth", {Value::i32(300)}), 300);
   }
-  Harness big(kRecursion, jit_config(0, 16 * 1024 * 1024));
+  WatHarness big(with_limits(config(), 0, 16 * 1024 * 1024), kRecursion);
   EXPECT_EQ(big.value("depth", {Value::i32(15000)}), 15000);
 }
 
 // The resumer grows the memory while the fiber is suspended: the fiber's code
 // must see the new size after the switch (memory registers reloaded).
-TEST(JitFibers, MemoryGrownWhileSuspendedIsVisibleAfterTheSwitch) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(Fibers, MemoryGrownWhileSuspendedIsVisibleAfterTheSwitch) {
+  WatHarness h(tier(), R"((module
     (type $g (fiber (result i32)))
     (tag $wait)
     (tag $go)
@@ -155,24 +155,23 @@ TEST(JitFibers, MemoryGrownWhileSuspendedIsVisibleAfterTheSwitch) {
 }
 
 // Fuel is one budget across fibers: a fiber that loops forever is stopped.
-TEST(JitFibers, FuelStopsALoopingFiber) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(Fibers, FuelStopsALoopingFiber) {
+  WatHarness h(with_limits(config(), 100000), R"((module
     (type $g (fiber))
     (func $spin (param $self (ref $g)) (loop $l (br $l)))
     (func (export "run") (fiber.spawn $spin))
-  ))",
-            jit_config(100000));
+  ))");
   auto r = h.call("run");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "all fuel consumed");
 }
 
-// Tier boundaries inside fibers: an interpreted function (it has a v128
-// local, so the JIT leaves it to the interpreter) suspends the JIT fiber that
-// called it, and a host function called from a fiber re-enters JIT code that
+// Tier boundaries inside fibers (on the JIT tier; on the interpreter, the same
+// program): an interpreted function (it has a v128 local, so the JIT leaves it
+// to the interpreter) suspends the JIT fiber that called it, and a host function called from a fiber re-enters JIT code that
 // runs fibers of its own.
-TEST(JitFibers, InterpretedAndHostFramesInsideFibers) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(Fibers, InterpretedAndHostFramesInsideFibers) {
+  WatHarness h(tier(), R"((module
     (type $g (fiber (result i32)))
     (import "env" "host" (func $host (param i32)))
     (tag $ping (param i32))
@@ -208,8 +207,7 @@ TEST(JitFibers, InterpretedAndHostFramesInsideFibers) {
   // $body is entered at its function-level clause via $start_body; host 5 +
   // inner 40 = 45 is sent with $ping, then returned + 100.
   EXPECT_EQ(h.value("run2"), 45 + 145);
-  TierStats stats = h.store.tier_stats();
-  EXPECT_EQ(stats.jit_fallbacks, 1u);  // $interp_suspend
+  test::expect_jit_counts(h.store, tier(), std::nullopt, 1);  // $interp_suspend
 }
 
 }  // namespace

@@ -1,44 +1,24 @@
-// Execution tests of the interpreter tier through the public API: calls, the
-// operand-stack model's corner cases (locals read after being overwritten,
-// multi-value blocks, br_table stubs), traps with backtraces, deep recursion,
-// host functions that re-enter Wasm, memory growth.
+// Execution tests through the public API, on every tier: calls, the operand
+// stack's corner cases (locals read after being overwritten, multi-value
+// blocks, br_table stubs, the interpreter's fused address adds and tees),
+// traps with backtraces, deep recursion, host functions that re-enter Wasm,
+// memory growth.
 #include <gtest/gtest.h>
 
 #include "core/module.h"
+#include "tests/support/exec_test.h"
+#include "tests/support/wat_harness.h"
 #include "weft/weft.h"
 
 namespace weft {
 namespace {
 
-struct Harness {
-  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
-  Store store{engine};
-  Linker linker;
-  std::optional<Instance> instance;
+using test::WatHarness;
 
-  explicit Harness(std::string_view wat) {
-    store.define_spectest(linker);
-    auto module = WasmModule::from_text(engine, wat);
-    EXPECT_TRUE(module.ok()) << module.error().to_string();
-    if (!module.ok()) return;
-    auto inst = store.instantiate(*module, linker);
-    EXPECT_TRUE(inst.ok()) << inst.error().to_string();
-    if (inst.ok()) instance = *inst;
-  }
-  Result<std::vector<Value>> call(std::string_view name, std::vector<Value> args) {
-    auto f = instance->get_export(name);
-    if (!f) return make_error(ErrorKind::Usage, "no export");
-    return store.call(*f, args);
-  }
-  uint32_t i32(std::string_view name, std::vector<Value> args) {
-    auto r = call(name, std::move(args));
-    EXPECT_TRUE(r.ok()) << r.error().to_string();
-    return r.ok() && !r->empty() ? (*r)[0].as_i32() : 0xDEADBEEF;
-  }
-};
+WEFT_EXEC_SUITE(Execution);
 
-TEST(Interpreter, RecursionAndLoops) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(Execution, RecursionAndLoops) {
+  WatHarness h(tier(), R"((module
     (func $fib (export "fib") (param i32) (result i32)
       (if (result i32) (i32.lt_u (local.get 0) (i32.const 2))
         (then (local.get 0))
@@ -56,11 +36,11 @@ TEST(Interpreter, RecursionAndLoops) {
   EXPECT_EQ(h.i32("sum", {Value::i32(100)}), 5050u);
 }
 
-TEST(Interpreter, FusedAddressAddWrapsAndBoundsChecks) {
+WEFT_EXEC_TEST(Execution, FusedAddressAddWrapsAndBoundsChecks) {
   // `a b i32.add; load/store` runs as one fused op (translate.cc,
   // take_address_add): the sum must wrap at 32 bits before the static offset
   // is added, and the bounds check must use the full effective address.
-  Harness h(R"((module
+  WatHarness h(tier(), R"((module
     (memory 1)
     (func (export "store_load") (param $a i32) (param $b i32) (param $v i32) (result i32)
       (i32.store offset=4 (i32.add (local.get $a) (local.get $b)) (local.get $v))
@@ -92,11 +72,11 @@ TEST(Interpreter, FusedAddressAddWrapsAndBoundsChecks) {
   EXPECT_EQ(past.error().message, "out of bounds memory access");
 }
 
-TEST(Interpreter, TeeOfAFreshResultWritesTheLocalAndKeepsItsValue) {
+WEFT_EXEC_TEST(Execution, TeeOfAFreshResultWritesTheLocalAndKeepsItsValue) {
   // `…; local.tee x` lets the producer write x directly and the stack entry
   // read x (translate.cc): x must hold the value afterwards, and a later write
   // to x while that entry is still pending must not change it.
-  Harness h(R"((module
+  WatHarness h(tier(), R"((module
     (func (export "tee_then_overwrite") (param i32) (result i32) (local i32)
       (local.tee 1 (i32.add (local.get 0) (i32.const 1)))
       (local.set 1 (i32.const 100))
@@ -118,9 +98,9 @@ TEST(Interpreter, TeeOfAFreshResultWritesTheLocalAndKeepsItsValue) {
   EXPECT_EQ(h.i32("count_by_tee", {Value::i32(40)}), 10040u);  // 10 iterations, local 1 = 40
 }
 
-TEST(Interpreter, LocalReadBeforeOverwriteKeepsOldValue) {
+WEFT_EXEC_TEST(Execution, LocalReadBeforeOverwriteKeepsOldValue) {
   // `local.get 0` is still on the stack when local 0 is overwritten.
-  Harness h(R"((module
+  WatHarness h(tier(), R"((module
     (func (export "f") (param i32) (result i32)
       (local.get 0)
       (local.set 0 (i32.const 100))
@@ -136,8 +116,8 @@ TEST(Interpreter, LocalReadBeforeOverwriteKeepsOldValue) {
   EXPECT_EQ((*r)[1].as_i32(), 1u);
 }
 
-TEST(Interpreter, MultiValueBlocksAndBrTable) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(Execution, MultiValueBlocksAndBrTable) {
+  WatHarness h(tier(), R"((module
     (func (export "pick") (param i32) (result i32)
       (block $b2 (result i32)
         (block $b1 (result i32)
@@ -155,8 +135,8 @@ TEST(Interpreter, MultiValueBlocksAndBrTable) {
   EXPECT_EQ(h.i32("pair", {}), 12u);
 }
 
-TEST(Interpreter, TrapsCarryMessageAndBacktrace) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(Execution, TrapsCarryMessageAndBacktrace) {
+  WatHarness h(tier(), R"((module
     (func $inner (param i32) (result i32) (i32.div_u (i32.const 1) (local.get 0)))
     (func (export "outer") (param i32) (result i32) (call $inner (local.get 0)))
     (memory 1)
@@ -172,8 +152,8 @@ TEST(Interpreter, TrapsCarryMessageAndBacktrace) {
   EXPECT_EQ(oob.error().message, "out of bounds memory access");
 }
 
-TEST(Interpreter, DeepRecursionIsExhaustionNotACrash) {
-  Harness h(R"((module (func $r (export "r") (param i64) (result i64)
+WEFT_EXEC_TEST(Execution, DeepRecursionIsExhaustionNotACrash) {
+  WatHarness h(tier(), R"((module (func $r (export "r") (param i64) (result i64)
     (i64.add (call $r (i64.add (local.get 0) (i64.const 1))) (i64.const 1)))))");
   auto r = h.call("r", {Value::i64(0)});
   ASSERT_FALSE(r.ok());
@@ -183,34 +163,24 @@ TEST(Interpreter, DeepRecursionIsExhaustionNotACrash) {
   EXPECT_FALSE(h.call("r", {Value::i64(0)}).ok());
 }
 
-TEST(Interpreter, HostFunctionsCanReenterWasm) {
-  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
-  Store store(engine);
-  Linker linker;
-  std::optional<Extern> twice;
-  linker.define("env", "callback",
-                store.create_host_function(FuncType{{ValType::i32()}, {ValType::i32()}},
-                                           [&](std::span<const Value> args, std::span<Value> results) -> Result<void> {
-                                             WEFT_TRY_ASSIGN(auto r, store.call(*twice, args));
-                                             results[0] = Value::i32(r[0].as_i32() + 1);
-                                             return {};
-                                           }));
-  auto module = WasmModule::from_text(engine, R"((module
+WEFT_EXEC_TEST(Execution, HostFunctionsCanReenterWasm) {
+  WatHarness h(config());
+  h.define_host("env", "callback", FuncType{{ValType::i32()}, {ValType::i32()}},
+                [&](std::span<const Value> args, std::span<Value> results) -> Result<void> {
+                  WEFT_TRY_ASSIGN(auto r, h.call("twice", {args.begin(), args.end()}));
+                  results[0] = Value::i32(r[0].as_i32() + 1);
+                  return {};
+                });
+  ASSERT_TRUE(h.load(R"((module
     (import "env" "callback" (func $cb (param i32) (result i32)))
     (func (export "twice") (param i32) (result i32) (i32.mul (local.get 0) (i32.const 2)))
     (func (export "run") (param i32) (result i32) (i32.add (call $cb (local.get 0)) (i32.const 1000))))
-  )");
-  ASSERT_TRUE(module.ok()) << module.error().to_string();
-  auto inst = store.instantiate(*module, linker);
-  ASSERT_TRUE(inst.ok()) << inst.error().to_string();
-  twice = inst->get_export("twice");
-  auto r = store.call(*inst->get_export("run"), std::vector<Value>{Value::i32(21)});
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  EXPECT_EQ((*r)[0].as_i32(), 1043u);
+  )"));
+  EXPECT_EQ(h.i32("run", {Value::i32(21)}), 1043u);
 }
 
-TEST(Interpreter, MemoryGrowAndBulkOps) {
-  Harness h(R"((module (memory 1 3)
+WEFT_EXEC_TEST(Execution, MemoryGrowAndBulkOps) {
+  WatHarness h(tier(), R"((module (memory 1 3)
     (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
     (func (export "size") (result i32) (memory.size))
     (func (export "fill_and_read") (result i32)
@@ -224,7 +194,7 @@ TEST(Interpreter, MemoryGrowAndBulkOps) {
   EXPECT_EQ(h.i32("fill_and_read", {}), 0x07070707u);
 }
 
-TEST(Interpreter, HugeLocalCountIsALimitErrorNotACrash) {
+WEFT_EXEC_TEST(Execution, HugeLocalCountIsALimitErrorNotACrash) {
   // Valid per the binary format (u32 local counts), but no frame could hold it.
   Module m;
   m.types.push_back(FuncType{{}, {}});
@@ -233,39 +203,32 @@ TEST(Interpreter, HugeLocalCountIsALimitErrorNotACrash) {
   f.locals.push_back(LocalGroup{4000000000u, ValType::i64()});
   f.body = {0x0B};
   m.functions.push_back(f);
-  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
-  auto module = WasmModule::from_ir(engine, m);
-  ASSERT_TRUE(module.ok()) << module.error().to_string();
-  Store store(engine);
-  auto inst = store.instantiate(*module, Linker{});
-  ASSERT_FALSE(inst.ok());
-  EXPECT_EQ(inst.error().kind, ErrorKind::Limit);
+  WatHarness h(config());
+  EXPECT_FALSE(h.instantiate(WasmModule::from_ir(h.engine, m), WatHarness::Instantiation::MayFail));
+  ASSERT_TRUE(h.instantiate_error);
+  EXPECT_EQ(h.instantiate_error->kind, ErrorKind::Limit);
 }
 
 // Regression: the host-call path kept a std::vector (arguments beyond 16
 // slots) and the callback's Result alive across the dispatch loop's indirect
 // goto, which runs no destructors — every such call leaked under GCC (found by
 // LeakSanitizer in `make test-asan`) and Clang refused to compile it.
-TEST(Interpreter, HostCallsWithManyArgumentsAndTrapsDoNotLeak) {
-  Engine engine{Config{.tier = Tier::Interpreter}};  // this suite tests the interpreter tier
-  Store store(engine);
-  Linker linker;
+WEFT_EXEC_TEST(Execution, HostCallsWithManyArgumentsAndTrapsDoNotLeak) {
+  WatHarness h(config());
   std::vector<ValType> params(20, ValType::i64());
-  linker.define("env", "sum20",
-                store.create_host_function(FuncType{params, {ValType::i64()}},
-                                           [](std::span<const Value> args, std::span<Value> results) -> Result<void> {
-                                             uint64_t sum = 0;
-                                             for (const Value& a : args) sum += a.as_i64();
-                                             results[0] = Value::i64(sum);
-                                             return {};
-                                           }));
-  linker.define("env", "fail",
-                store.create_host_function(FuncType{{}, {}}, [](std::span<const Value>, std::span<Value>) -> Result<void> {
-                  return make_error(ErrorKind::Trap, "host says no: a message long enough to live on the heap");
-                }));
+  h.define_host("env", "sum20", FuncType{params, {ValType::i64()}},
+                [](std::span<const Value> args, std::span<Value> results) -> Result<void> {
+                  uint64_t sum = 0;
+                  for (const Value& a : args) sum += a.as_i64();
+                  results[0] = Value::i64(sum);
+                  return {};
+                });
+  h.define_host("env", "fail", FuncType{{}, {}}, [](std::span<const Value>, std::span<Value>) -> Result<void> {
+    return make_error(ErrorKind::Trap, "host says no: a message long enough to live on the heap");
+  });
   std::string args;
   for (int i = 1; i <= 20; ++i) args += "(i64.const " + std::to_string(i) + ") ";
-  auto module = WasmModule::from_text(engine, R"((module
+  ASSERT_TRUE(h.load(R"((module
     (import "env" "sum20" (func $sum20 (param i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64 i64) (result i64)))
     (import "env" "fail" (func $fail))
     (func (export "run") (param i32) (result i64) (local i64)
@@ -274,18 +237,10 @@ TEST(Interpreter, HostCallsWithManyArgumentsAndTrapsDoNotLeak) {
         (br_if $l (local.tee 0 (i32.sub (local.get 0) (i32.const 1)))))
       (local.get 1))
     (func (export "fail") (call $fail)))
-  )");
-  ASSERT_TRUE(module.ok()) << module.error().to_string();
-  auto inst = store.instantiate(*module, linker);
-  ASSERT_TRUE(inst.ok()) << inst.error().to_string();
-  auto r = store.call(*inst->get_export("run"), std::vector<Value>{Value::i32(100)});
-  ASSERT_TRUE(r.ok()) << r.error().to_string();
-  EXPECT_EQ((*r)[0].as_i64(), 100u * 210u);
-  for (int i = 0; i < 10; ++i) {
-    auto f = store.call(*inst->get_export("fail"), {});
-    ASSERT_FALSE(f.ok());
-    EXPECT_EQ(f.error().message, "host says no: a message long enough to live on the heap");
-  }
+  )"));
+  EXPECT_EQ(h.value("run", {Value::i32(100)}), 100u * 210u);
+  for (int i = 0; i < 10; ++i)
+    test::expect_trap(h.call("fail"), ErrorKind::Trap, "host says no: a message long enough to live on the heap");
 }
 
 }  // namespace

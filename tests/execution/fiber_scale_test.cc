@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "tests/support/exec_test.h"
 #include "weft/weft.h"
 
 namespace weft {
@@ -84,19 +85,17 @@ constexpr const char* kScheduler = R"((module
       (br $l)))))
 )";
 
-class FiberScale : public ::testing::TestWithParam<Tier> {};
+WEFT_EXEC_SUITE(FiberScale);
 
 // Default settings (the default fiber stack reservation, 4 MiB) on each tier.
-TEST_P(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
+WEFT_EXEC_TEST(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
   constexpr uint32_t kFibers = 100000;
   // Bound on resident memory per started, suspended fiber: the P4 target
   // (docs/performance.md). The hot top of its native stack and the start of
   // its Wasm area share a page (interpreter/fiber_runtime.cc), so a fiber
   // costs about one page; the old layout (three pages, ~12.4 KiB) fails this.
   constexpr uint64_t kMaxBytesPerFiber = 8 * 1024;
-  Config config;
-  config.tier = GetParam();
-  Engine engine(config);
+  Engine engine(config());
   Store store(engine);
   auto module = WasmModule::from_text(engine, kScheduler);
   ASSERT_TRUE(module.ok()) << module.error().to_string();
@@ -125,11 +124,6 @@ TEST_P(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().message, "null fiber reference");
 }
-
-INSTANTIATE_TEST_SUITE_P(Tiers, FiberScale, ::testing::Values(Tier::Interpreter, Tier::Jit),
-                         [](const ::testing::TestParamInfo<Tier>& info) {
-                           return info.param == Tier::Jit ? "Jit" : "Interpreter";
-                         });
 
 }  // namespace
 }  // namespace weft

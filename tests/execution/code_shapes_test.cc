@@ -1,24 +1,39 @@
-// Small functions compiled by the JIT and run through the public API: results
-// against expected values and against the interpreter, traps with their
-// messages and Wasm backtraces, per-function fallback with its reason, and
-// calls across tier boundaries (JIT → interpreter, JIT → host → JIT).
+// Code shapes that stress a tier's code generation, run through the public
+// API on every tier: integer and float corner cases against expected values,
+// traps with their messages and Wasm backtraces, lazily read locals, register
+// pressure, and modules part of which the JIT leaves to the interpreter (on the
+// JIT tier, also the per-function fallback with its reason and the calls across
+// tier boundaries: JIT → interpreter, JIT → host → JIT).
 #include <gtest/gtest.h>
 
-#include <bit>
 #include <cmath>
-#include <random>
 #include <string>
 
-#include "tests/jit/harness.h"
+#include "tests/execution/float_module.h"
+#include "tests/support/exec_test.h"
+#include "tests/support/wat_harness.h"
 #include "weft/weft.h"
 
 namespace weft {
 namespace {
 
-using jit_test::Harness;
+using namespace test::float_module;
+using test::WatHarness;
 
-TEST(Jit, IntegerArithmeticAndControl) {
-  Harness h(R"((module
+WEFT_EXEC_SUITE(CodeShapes);
+
+// On the JIT: `compiled` functions compiled and one left to the interpreter
+// for a reason that mentions `reason`. On the interpreter: nothing compiled.
+void expect_one_fallback(const Store& store, Tier tier, uint32_t compiled, const std::string& reason) {
+  test::expect_jit_counts(store, tier, compiled, 1);
+  if (tier != Tier::Jit) return;
+  const TierStats stats = store.tier_stats();
+  ASSERT_EQ(stats.fallback_reasons.size(), 1u);
+  EXPECT_NE(stats.fallback_reasons[0].find(reason), std::string::npos) << stats.fallback_reasons[0];
+}
+
+WEFT_EXEC_TEST(CodeShapes, IntegerArithmeticAndControl) {
+  WatHarness h(tier(), R"((module
     (func $fac (export "fac") (param i64) (result i64)
       local.get 0 i64.eqz if (result i64) i64.const 1
       else local.get 0 local.get 0 i64.const 1 i64.sub call $fac i64.mul end)
@@ -54,14 +69,11 @@ TEST(Jit, IntegerArithmeticAndControl) {
   EXPECT_EQ(uint32_t(h.value("rotl", {Value::i32(0x80000001), Value::i32(33)})), 3u);
   // INT64_MIN rem -1 is 0, not a trap.
   EXPECT_EQ(h.value("rem", {Value::i64(0x8000000000000000ull), Value::i64(~0ull)}), 0u);
-  TierStats stats = h.store.tier_stats();
-  EXPECT_EQ(stats.tier, Tier::Jit);
-  EXPECT_EQ(stats.jit_compiled, 6u);
-  EXPECT_EQ(stats.jit_fallbacks, 0u);
+  test::expect_jit_counts(h.store, tier(), 6, 0);
 }
 
-TEST(Jit, TrapsCarryMessageAndBacktrace) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(CodeShapes, TrapsCarryMessageAndBacktrace) {
+  WatHarness h(tier(), R"((module
     (memory 1)
     (func $inner (param i32) (result i32) local.get 0 i32.const 0 i32.div_u)
     (func $outer (export "div0") (result i32) i32.const 1 call $inner)
@@ -101,8 +113,8 @@ TEST(Jit, TrapsCarryMessageAndBacktrace) {
   EXPECT_EQ(uint32_t(h.value("oob", {Value::i32(0)})), 0u);
 }
 
-TEST(Jit, FallbackAndTierBoundaries) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(CodeShapes, FallbackAndTierBoundaries) {
+  WatHarness h(tier(), R"((module
     (import "host" "add" (func $host_add (param i32 i32) (result i32)))
     (func $simd (param i32) (result i32) (local v128)
       local.get 0 i32.const 5 i32.add)
@@ -121,18 +133,15 @@ TEST(Jit, FallbackAndTierBoundaries) {
   r = h.call("indirect", {Value::i32(3), Value::i32(2)});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "undefined element");
-  TierStats stats = h.store.tier_stats();
-  EXPECT_EQ(stats.jit_compiled, 3u);
-  ASSERT_EQ(stats.jit_fallbacks, 1u);
-  EXPECT_NE(stats.fallback_reasons[0].find("v128"), std::string::npos) << stats.fallback_reasons[0];
+  expect_one_fallback(h.store, tier(), 3, "v128");
 }
 
 // A function the compiler abandons halfway (a v128 block after some code), in
 // the middle of the module's one code block; the functions after it still run
 // compiled. The interpreted function calls compiled ones, which the
 // interpreter translates on their first interpreted call (recursively here).
-TEST(Jit, FallbackMidBodyAndLazyTranslation) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(CodeShapes, FallbackMidBodyAndLazyTranslation) {
+  WatHarness h(tier(), R"((module
     (func $inc (param i32) (result i32) local.get 0 i32.const 1 i32.add)
     (func $down (param i32) (result i32)
       local.get 0 i32.eqz if (result i32) i32.const 100 else local.get 0 i32.const 1 i32.sub call $down end)
@@ -146,14 +155,11 @@ TEST(Jit, FallbackMidBodyAndLazyTranslation) {
   EXPECT_EQ(uint32_t(h.value("mid", {Value::i32(5)})), 106u);
   EXPECT_EQ(uint32_t(h.value("after", {Value::i32(5)})), 318u);
   EXPECT_EQ(uint32_t(h.value("inc", {Value::i32(41)})), 42u);
-  TierStats stats = h.store.tier_stats();
-  EXPECT_EQ(stats.jit_compiled, 4u);
-  ASSERT_EQ(stats.jit_fallbacks, 1u);
-  EXPECT_NE(stats.fallback_reasons[0].find("v128 block"), std::string::npos) << stats.fallback_reasons[0];
+  expect_one_fallback(h.store, tier(), 4, "v128 block");
 }
 
-TEST(Jit, MemoryGrowAndBulk) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(CodeShapes, MemoryGrowAndBulk) {
+  WatHarness h(tier(), R"((module
     (memory 1 3)
     (func (export "grow") (param i32) (result i32) local.get 0 memory.grow)
     (func (export "size") (result i32) memory.size)
@@ -173,108 +179,13 @@ TEST(Jit, MemoryGrowAndBulk) {
   ASSERT_TRUE(h.call("poke", {Value::i32(70000), Value::i64(0x8001)}).ok());
   EXPECT_EQ(uint32_t(h.value("peek16s", {Value::i32(70000)})), 0xFFFF8001u);
   EXPECT_EQ(uint32_t(h.value("fill_copy", {})), 0xABABABABu);
-  EXPECT_EQ(h.store.tier_stats().jit_fallbacks, 0u);
+  test::expect_jit_counts(h.store, tier(), std::nullopt, 0);
 }
 
-// A miniature differential run: one function mixing native integer code,
-// numeric thunks (floats, conversions) and control flow, on both tiers.
-TEST(Jit, AgreesWithInterpreter) {
-  const char* wat = R"((module
-    (func (export "mix") (param i32 i64) (result i64) (local f64)
-      local.get 0 f64.convert_i32_s local.set 2
-      block (result i64)
-        block (result i64)
-          local.get 1 i64.const 3 i64.mul
-          local.get 0 i32.const 3 i32.and
-          br_table 0 1 2 0
-        end
-        i64.const 5 i64.add
-      end
-      local.get 1 i64.const 13 i64.rotr
-      local.get 2 f64.sqrt i64.trunc_sat_f64_s i64.add
-      local.get 0 i64.extend_i32_u local.get 1 i64.clz i64.shl i64.xor
-      local.get 0 i32.const 3 i32.shr_s i64.extend_i32_s
-      local.get 1 i64.const 1 i64.or i64.div_u i64.sub
-      local.get 0 i32.popcnt i32.const 16 i32.gt_u
-      select)
-  ))";
-  Harness jit(wat, Tier::Jit), interp(wat, Tier::Interpreter);
-  std::mt19937_64 rng(8);
-  for (int i = 0; i < 2000; ++i) {
-    uint32_t a = uint32_t(rng());
-    uint64_t b = rng() >> (rng() % 64);
-    std::vector<Value> args = {Value::i32(a), Value::i64(b)};
-    auto x = jit.call("mix", args);
-    auto y = interp.call("mix", args);
-    ASSERT_EQ(x.ok(), y.ok()) << a << " " << b;
-    if (x.ok())
-      ASSERT_EQ((*x)[0].as_i64(), (*y)[0].as_i64()) << a << " " << b;
-    else
-      ASSERT_EQ(x.error().message, y.error().message);
-  }
-  EXPECT_EQ(jit.store.tier_stats().jit_compiled, 1u);
-}
-
-// Native SSE float code (compile_numeric.cc): IEEE corner cases against
-// expected bits, and every binary/compare op on a grid of special values
-// against the interpreter (runtime/numeric.h).
-namespace {
-uint64_t f64b(double d) { return std::bit_cast<uint64_t>(d); }
-uint32_t f32b(float f) { return std::bit_cast<uint32_t>(f); }
-bool is_arith_nan64(uint64_t b) { return (b & 0x7FF8000000000000ull) == 0x7FF8000000000000ull; }
-bool is_arith_nan32(uint64_t b) { return (b & 0x7FC00000u) == 0x7FC00000u; }
-
-const char* kFloatWat = R"((module
-  (func (export "add") (param f64 f64) (result f64) local.get 0 local.get 1 f64.add)
-  (func (export "sub") (param f64 f64) (result f64) local.get 0 local.get 1 f64.sub)
-  (func (export "mul") (param f64 f64) (result f64) local.get 0 local.get 1 f64.mul)
-  (func (export "div") (param f64 f64) (result f64) local.get 0 local.get 1 f64.div)
-  (func (export "copysign") (param f64 f64) (result f64) local.get 0 local.get 1 f64.copysign)
-  (func (export "eq") (param f64 f64) (result i32) local.get 0 local.get 1 f64.eq)
-  (func (export "ne") (param f64 f64) (result i32) local.get 0 local.get 1 f64.ne)
-  (func (export "lt") (param f64 f64) (result i32) local.get 0 local.get 1 f64.lt)
-  (func (export "gt") (param f64 f64) (result i32) local.get 0 local.get 1 f64.gt)
-  (func (export "le") (param f64 f64) (result i32) local.get 0 local.get 1 f64.le)
-  (func (export "ge") (param f64 f64) (result i32) local.get 0 local.get 1 f64.ge)
-  (func (export "add32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.add)
-  (func (export "sub32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.sub)
-  (func (export "mul32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.mul)
-  (func (export "div32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.div)
-  (func (export "copysign32") (param f32 f32) (result f32) local.get 0 local.get 1 f32.copysign)
-  (func (export "eq32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.eq)
-  (func (export "ne32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.ne)
-  (func (export "lt32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.lt)
-  (func (export "gt32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.gt)
-  (func (export "le32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.le)
-  (func (export "ge32") (param f32 f32) (result i32) local.get 0 local.get 1 f32.ge)
-  (func (export "sqrt") (param f64) (result f64) local.get 0 f64.sqrt)
-  (func (export "abs") (param f64) (result f64) local.get 0 f64.abs)
-  (func (export "neg") (param f64) (result f64) local.get 0 f64.neg)
-  (func (export "sqrt32") (param f32) (result f32) local.get 0 f32.sqrt)
-  (func (export "abs32") (param f32) (result f32) local.get 0 f32.abs)
-  (func (export "neg32") (param f32) (result f32) local.get 0 f32.neg)
-  (func (export "nearest") (param f64) (result f64) local.get 0 f64.nearest)
-  (func (export "floor") (param f64) (result f64) local.get 0 f64.floor)
-  (func (export "ceil32") (param f32) (result f32) local.get 0 f32.ceil)
-  (func (export "trunc32") (param f32) (result f32) local.get 0 f32.trunc)
-  (func (export "promote") (param f32) (result f64) local.get 0 f64.promote_f32)
-  (func (export "demote") (param f64) (result f32) local.get 0 f32.demote_f64)
-  (func (export "from_i32") (param i32) (result f64) local.get 0 f64.convert_i32_s)
-  (func (export "from_i64") (param i64) (result f64) local.get 0 f64.convert_i64_s)
-  (func (export "from_i64_32") (param i64) (result f32) local.get 0 f32.convert_i64_s)
-  ;; The f32 result's upper slot half must be clear: an i64 view of the bits.
-  (func (export "neg32_wide") (param f32) (result i64)
-    local.get 0 f32.neg i32.reinterpret_f32 i64.extend_i32_u
-    local.get 0 f32.neg f32.const 1 f32.mul i32.reinterpret_f32 i64.extend_i32_u i64.add)
-  ;; Comparisons feeding a branch and constants as operands.
-  (func (export "clamp") (param f64) (result f64)
-    local.get 0 f64.const 1 f64.gt if (result f64) f64.const 1 else local.get 0 f64.const -1 f64.lt
-    if (result f64) f64.const -1 else local.get 0 end end)
-))";
-}  // namespace
-
-TEST(Jit, FloatCornerCases) {
-  Harness h(kFloatWat);
+// Float code (the JIT's native SSE code in compile_numeric.cc, the
+// interpreter's runtime/numeric.h): IEEE corner cases against expected bits.
+WEFT_EXEC_TEST(CodeShapes, FloatCornerCases) {
+  WatHarness h(tier(), kFloatWat);
   auto d = [](double x) { return Value::f64(x); };
   auto bits = [](uint64_t b) { return Value::f64_bits(b); };
   auto f = [](float x) { return Value::f32(x); };
@@ -352,54 +263,14 @@ TEST(Jit, FloatCornerCases) {
   EXPECT_EQ(h.value("from_i64", {Value::i64(~0ull)}), f64b(-1.0));
   EXPECT_EQ(h.value("from_i64", {Value::i64(0x7FFFFFFFFFFFFFFFull)}), f64b(9223372036854775807.0));
   EXPECT_EQ(h.value("from_i64_32", {Value::i64(0x7FFFFFFFFFFFFFFFull)}), 0x5F000000u);
-  EXPECT_EQ(h.store.tier_stats().jit_fallbacks, 0u);
-}
-
-TEST(Jit, FloatGridAgreesWithInterpreter) {
-  Harness jit(kFloatWat, Tier::Jit), interp(kFloatWat, Tier::Interpreter);
-  const std::vector<uint64_t> grid64 = {
-      0, 0x8000000000000000ull, f64b(1.0), f64b(-1.0), f64b(0.1), f64b(3.5), f64b(-2.5), f64b(1e308),
-      f64b(4.9e-324), f64b(INFINITY), f64b(-INFINITY), 0x7FF8000000000000ull, 0xFFF8000000000000ull,
-      0x7FF0000000000001ull, 0x7FF4000000000123ull};
-  const std::vector<uint32_t> grid32 = {0, 0x80000000u, f32b(1.0f), f32b(-1.0f), f32b(0.1f), f32b(3.5f),
-                                        f32b(3e38f), 1u, f32b(INFINITY), f32b(-INFINITY), 0x7FC00000u,
-                                        0xFFC00000u, 0x7F800001u, 0x7FA00123u};
-  auto check = [&](const std::string& op, Value a, Value b, bool f64_result, bool f32_result) {
-    uint64_t x = jit.value(op, {a, b}), y = interp.value(op, {a, b});
-    if (f64_result && (y & 0x7FF0000000000000ull) == 0x7FF0000000000000ull && (y & 0x000FFFFFFFFFFFFFull) != 0) {
-      // Which NaN comes back is nondeterministic in Wasm; it must be arithmetic.
-      EXPECT_TRUE(is_arith_nan64(x)) << op << " " << std::hex << a.as_i64() << " " << b.as_i64() << " " << x;
-    } else if (f32_result && (y & 0x7F800000u) == 0x7F800000u && (y & 0x7FFFFFu) != 0) {
-      EXPECT_TRUE(is_arith_nan32(x)) << op << " " << std::hex << a.as_i64() << " " << b.as_i64() << " " << x;
-      EXPECT_EQ(x >> 32, 0u) << op;
-    } else {
-      EXPECT_EQ(x, y) << op << " " << std::hex << a.as_i64() << " " << b.as_i64();
-    }
-  };
-  for (uint64_t a : grid64)
-    for (uint64_t b : grid64) {
-      for (const char* op : {"add", "sub", "mul", "div"}) check(op, Value::f64_bits(a), Value::f64_bits(b), true, false);
-      // copysign is a bit operation: exact, NaN payloads included.
-      check("copysign", Value::f64_bits(a), Value::f64_bits(b), false, false);
-      for (const char* op : {"eq", "ne", "lt", "gt", "le", "ge"})
-        check(op, Value::f64_bits(a), Value::f64_bits(b), false, false);
-    }
-  for (uint32_t a : grid32)
-    for (uint32_t b : grid32) {
-      for (const char* op : {"add32", "sub32", "mul32", "div32"})
-        check(op, Value::f32_bits(a), Value::f32_bits(b), false, true);
-      check("copysign32", Value::f32_bits(a), Value::f32_bits(b), false, false);
-      for (const char* op : {"eq32", "ne32", "lt32", "gt32", "le32", "ge32"})
-        check(op, Value::f32_bits(a), Value::f32_bits(b), false, false);
-    }
-  EXPECT_EQ(jit.store.tier_stats().jit_fallbacks, 0u);
+  test::expect_jit_counts(h.store, tier(), std::nullopt, 0);
 }
 
 // local.get is lazy (the consumer loads the local): a write to the local in
 // between must not change what an earlier local.get pushed; floats stay in XMM
 // registers across operations and locals.
-TEST(Jit, LazyLocalsKeepTheValueTheyRead) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(CodeShapes, LazyLocalsKeepTheValueTheyRead) {
+  WatHarness h(tier(), R"((module
     (func (export "set_between") (param i32) (result i32)
       local.get 0 local.get 0 i32.const 5 local.set 0 local.get 0 i32.add i32.add)
     (func (export "tee_between") (param i32) (result i32)
@@ -426,8 +297,8 @@ TEST(Jit, LazyLocalsKeepTheValueTheyRead) {
 // More live values than registers: 20 float products (14 XMM registers)
 // and 20 integers (9 general registers) on the stack at once; the allocator
 // spills the deepest to their slots and reloads them.
-TEST(Jit, RegisterPressureSpillsAndReloads) {
-  Harness h(R"((module
+WEFT_EXEC_TEST(CodeShapes, RegisterPressureSpillsAndReloads) {
+  WatHarness h(tier(), R"((module
     (func (export "floats") (param f64) (result f64) local.get 0 f64.const 0.5 f64.mul local.get 0 f64.const 1.5 f64.mul local.get 0 f64.const 2.5 f64.mul local.get 0 f64.const 3.5 f64.mul local.get 0 f64.const 4.5 f64.mul local.get 0 f64.const 5.5 f64.mul local.get 0 f64.const 6.5 f64.mul local.get 0 f64.const 7.5 f64.mul local.get 0 f64.const 8.5 f64.mul local.get 0 f64.const 9.5 f64.mul local.get 0 f64.const 10.5 f64.mul local.get 0 f64.const 11.5 f64.mul local.get 0 f64.const 12.5 f64.mul local.get 0 f64.const 13.5 f64.mul local.get 0 f64.const 14.5 f64.mul local.get 0 f64.const 15.5 f64.mul local.get 0 f64.const 16.5 f64.mul local.get 0 f64.const 17.5 f64.mul local.get 0 f64.const 18.5 f64.mul local.get 0 f64.const 19.5 f64.mul f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add f64.add)
     (func (export "ints") (param i64) (result i64) local.get 0 i64.const 0 i64.add local.get 0 i64.const 1 i64.add local.get 0 i64.const 2 i64.add local.get 0 i64.const 3 i64.add local.get 0 i64.const 4 i64.add local.get 0 i64.const 5 i64.add local.get 0 i64.const 6 i64.add local.get 0 i64.const 7 i64.add local.get 0 i64.const 8 i64.add local.get 0 i64.const 9 i64.add local.get 0 i64.const 10 i64.add local.get 0 i64.const 11 i64.add local.get 0 i64.const 12 i64.add local.get 0 i64.const 13 i64.add local.get 0 i64.const 14 i64.add local.get 0 i64.const 15 i64.add local.get 0 i64.const 16 i64.add local.get 0 i64.const 17 i64.add local.get 0 i64.const 18 i64.add local.get 0 i64.const 19 i64.add i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul i64.mul)
   ))");
