@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit bench bench-quick bench-fibers clean
+.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit differential-fuel bench bench-quick bench-fibers clean
 
 all: build
 
@@ -130,6 +130,19 @@ differential-jit: deps
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target jit_differential
 	FIBER_N=$(JIT_FIBER_N) $(if $(JIT_FIBER_SEED),FIBER_SEED=$(JIT_FIBER_SEED)) KEEP=$(abspath $(BUILD_DIR))/jit-differential \
 	  bash tests/jit/differential.sh $(JIT_DIFF_N) $(abspath $(BUILD_DIR))/tests/jit/jit_differential
+
+# The same, under fuel (issue 14): JIT_FUEL_N Binaryen modules (default 200,
+# every export called 6 times: ~30,000 runs) and JIT_FUEL_FIBER_N fiber
+# programs (default 1000, ~4,000 runs), each call with its own random fuel
+# budget, the fuel left after it compared between the tiers. Ends with
+# "jit differential: R runs agree, D disagree (…)".
+JIT_FUEL_N ?= 200
+JIT_FUEL_FIBER_N ?= 1000
+differential-fuel: deps
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target jit_differential
+	RANDOM_FUEL=1 CALLS=6 FIBER_N=$(JIT_FUEL_FIBER_N) KEEP=$(abspath $(BUILD_DIR))/jit-differential-fuel \
+	  bash tests/jit/differential.sh $(JIT_FUEL_N) $(abspath $(BUILD_DIR))/tests/jit/jit_differential
 
 clean:
 	rm -rf $(BUILD_DIR)

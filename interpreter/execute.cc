@@ -10,6 +10,7 @@
 #include "interpreter/fiber_runtime.h"
 #include "interpreter/interpreter.h"
 #include "interpreter/translate.h"
+#include "runtime/fuel.h"
 #include "runtime/numeric.h"
 #include "runtime/trap.h"
 
@@ -73,6 +74,9 @@ static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* f
   const DispatchSite* site = nullptr;
   uint32_t result_base = 0, result_slots = 0, next_words = 0;
   const uint32_t entry_depth = stack.depth;
+  // depth: the frames below the running one (stack.depth at entry counts
+  // those of other executors). Active frames are depth + 1, as the JIT counts
+  // them, so a call needs depth + 1 < max_depth (Config::max_call_depth).
   uint32_t depth = entry_depth;
   const uint32_t max_depth = stack.max_depth;
   Slot* const stack_limit = reinterpret_cast<Slot*>(stack.limit);

@@ -215,7 +215,14 @@ fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool 
     const DispatchSite* site = cf->entry_site;
     const fibers::DispatchTable::Entry* e = site ? site->table.find(state_.outcome.tag) : nullptr;
     if (!e) {
-      result = make_error(ErrorKind::Trap, runtime::trap_message(runtime::TrapKind::UnhandledEvent));
+      // The fiber has started, so it pays its entry (runtime/fuel.h) before
+      // the event is found unhandled — as the JIT's prologue does before its
+      // arrival dispatch, so that both tiers leave the same fuel.
+      uint64_t& fuel = interp_.store().stack().fuel;
+      const bool out_of_fuel = cf->entry_fuel > fuel;
+      fuel = out_of_fuel ? 0 : fuel - cf->entry_fuel;
+      result = make_error(ErrorKind::Trap, runtime::trap_message(out_of_fuel ? runtime::TrapKind::OutOfFuel
+                                                                            : runtime::TrapKind::UnhandledEvent));
       return finish(f, std::move(result), fp, 0);
     }
     const DispatchSite::Clause& clause = site->clauses[e->value];

@@ -14,6 +14,7 @@
 
 #include "core/instruction_reader.h"
 #include "core/opcodes.h"
+#include "runtime/fuel.h"
 #include "runtime/store.h"
 #include "runtime/trap.h"
 
@@ -117,8 +118,6 @@ class Translator {
     emit(len.slot);
     emit(shift);
   }
-  static constexpr uint32_t kBytesPerFuel = 16;     // shift: 64 KiB
-  static constexpr uint32_t kElementsPerFuel = 13;  // shift: 8192 elements (64 KiB of slots)
 
   // ---- operand stack model -------------------------------------------------
   uint32_t next_home() const { return stack_.empty() ? temp_base_ : stack_.back().home + stack_.back().width; }
@@ -559,7 +558,7 @@ void Translator::enter_block(Opcode kind, const BlockType& block_type) {
   if (kind == Opcode::Loop) {
     bind_label();
     c.loop_start = here();
-    emit_fuel(1);  // every branch to the loop head (each iteration) pays
+    emit_fuel(runtime::fuel::kLoopIteration);  // every branch to the loop head (each iteration) pays
   }
   ctrls_.push_back(std::move(c));
 }
@@ -758,8 +757,8 @@ Result<void> Translator::run() {
   out_.sites.push_back(std::make_unique<DispatchSite>());
   out_.entry_site = out_.sites.back().get();
   ctrls_[0].pending_sites.push_back(out_.sites.back().get());
-  // Each call pays 1, plus 1 per 8192 local and constant slots initialised on entry.
-  const uint32_t entry_fuel = 1 + uint32_t((uint64_t(out_.local_slots) + out_.constants.size()) >> kElementsPerFuel);
+  // The entry price is the module's (runtime/fuel.h), the same on every tier.
+  const uint32_t entry_fuel = runtime::fuel::entry_cost(func_);
   emit_fuel(entry_fuel);
   if (metered_) out_.entry_fuel = entry_fuel;
 
@@ -948,7 +947,7 @@ Result<void> Translator::run() {
       case Opcode::MemoryInit: {
         uint32_t seg = in.index;
         Entry n = pop(), s = pop(), d = pop();
-        emit_fuel_bulk(n, kBytesPerFuel);
+        emit_fuel_bulk(n, runtime::fuel::kMemoryBytesShift);
         emit_op(IOp::IMemoryInit);
         emit(d.slot); emit(s.slot); emit(n.slot);
         emit_ptr(&inst_.datas[seg]);
@@ -960,14 +959,14 @@ Result<void> Translator::run() {
         break;
       case Opcode::MemoryCopy: {
         Entry n = pop(), s = pop(), d = pop();
-        emit_fuel_bulk(n, kBytesPerFuel);
+        emit_fuel_bulk(n, runtime::fuel::kMemoryBytesShift);
         emit_op(IOp::IMemoryCopy);
         emit(d.slot); emit(s.slot); emit(n.slot);
         break;
       }
       case Opcode::MemoryFill: {
         Entry n = pop(), v = pop(), d = pop();
-        emit_fuel_bulk(n, kBytesPerFuel);
+        emit_fuel_bulk(n, runtime::fuel::kMemoryBytesShift);
         emit_op(IOp::IMemoryFill);
         emit(d.slot); emit(v.slot); emit(n.slot);
         break;
@@ -975,7 +974,7 @@ Result<void> Translator::run() {
       case Opcode::TableInit: {
         const uint32_t seg = in.index, table = in.index2;
         Entry n = pop(), s = pop(), d = pop();
-        emit_fuel_bulk(n, kElementsPerFuel);
+        emit_fuel_bulk(n, runtime::fuel::kTableElementsShift);
         emit_op(IOp::ITableInit);
         emit(d.slot); emit(s.slot); emit(n.slot);
         emit_ptr(inst_.tables[table]);
@@ -989,7 +988,7 @@ Result<void> Translator::run() {
       case Opcode::TableCopy: {
         const uint32_t dst_table = in.index, src_table = in.index2;
         Entry n = pop(), s = pop(), d = pop();
-        emit_fuel_bulk(n, kElementsPerFuel);
+        emit_fuel_bulk(n, runtime::fuel::kTableElementsShift);
         emit_op(IOp::ITableCopy);
         emit(d.slot); emit(s.slot); emit(n.slot);
         emit_ptr(inst_.tables[dst_table]);
@@ -999,7 +998,7 @@ Result<void> Translator::run() {
       case Opcode::TableGrow: {
         runtime::TableInstance* t = inst_.tables[in.index];
         Entry delta = pop(), init = pop();
-        emit_fuel_bulk(delta, kElementsPerFuel);
+        emit_fuel_bulk(delta, runtime::fuel::kTableElementsShift);
         emit_producer(IOp::ITableGrow, {init.slot, delta.slot, 0, 0}, 1);
         // Patch the pointer words (emit_producer takes plain operand words).
         uint64_t v = reinterpret_cast<uint64_t>(t);
@@ -1016,7 +1015,7 @@ Result<void> Translator::run() {
       case Opcode::TableFill: {
         runtime::TableInstance* t = inst_.tables[in.index];
         Entry n = pop(), v = pop(), i = pop();
-        emit_fuel_bulk(n, kElementsPerFuel);
+        emit_fuel_bulk(n, runtime::fuel::kTableElementsShift);
         emit_op(IOp::ITableFill);
         emit(i.slot); emit(v.slot); emit(n.slot);
         emit_ptr(t);

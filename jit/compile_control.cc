@@ -8,6 +8,7 @@
 
 #include "jit/compiler.h"
 #include "jit/context.h"
+#include "runtime/fuel.h"
 
 namespace weft::jit {
 
@@ -25,9 +26,6 @@ constexpr int32_t stack_limit = int32_t(offsetof(runtime::ExecStack, limit));
 constexpr int32_t stack_depth = int32_t(offsetof(runtime::ExecStack, depth));
 constexpr int32_t stack_max_depth = int32_t(offsetof(runtime::ExecStack, max_depth));
 constexpr int32_t ctx_fuel = int32_t(offsetof(JitContext, fuel));
-// Fuel per unit of bulk length, as the interpreter (translate.cc): 1 per
-// 64 KiB of bytes, 1 per 8192 table elements / local slots.
-constexpr uint8_t kElementsPerFuelShift = 13;
 }  // namespace
 
 // The counter is the store's (ctx->fuel), one budget for every fiber.
@@ -98,7 +96,7 @@ void FunctionCompiler::prologue() {
     }
   }
   reload_memory();
-  charge_fuel(1 + ((num_locals_ - params) >> kElementsPerFuelShift));
+  charge_fuel(runtime::fuel::entry_cost(function_));
 }
 
 void FunctionCompiler::epilogue_and_stubs() {
@@ -246,7 +244,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       control_.push_back(f);
       if (op == Opcode::Loop) {
         masm_.bind(f.label);
-        charge_fuel(1);  // every branch to the loop head (each iteration) pays
+        charge_fuel(runtime::fuel::kLoopIteration);  // every branch to the loop head (each iteration) pays
       }
       return {};
     }

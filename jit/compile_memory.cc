@@ -2,6 +2,7 @@
 // cached size (r14), memory.size, memory.grow (runtime helper).
 #include "jit/compiler.h"
 #include "jit/context.h"
+#include "runtime/fuel.h"
 
 namespace weft::jit {
 
@@ -38,7 +39,6 @@ std::optional<Access> access_of(Opcode op) {
 // 32-bit loads that sign-extend must leave a zero-extended i32.
 bool is_i32_signed_load(Opcode op) { return op == Opcode::I32Load8S || op == Opcode::I32Load16S; }
 
-constexpr uint8_t kBytesPerFuelShift = 16;  // 1 fuel per 64 KiB, as the interpreter
 }  // namespace
 
 Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm, bool& handled) {
@@ -91,7 +91,7 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
     }
     case Opcode::MemoryInit:
       spill_all();
-      charge_fuel_bulk(height() - 1, kBytesPerFuelShift);
+      charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift);
       call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_init), memory_, &instance_.datas[imm.index], 3, 0);
       return {};
     case Opcode::DataDrop:
@@ -99,12 +99,12 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       return {};
     case Opcode::MemoryCopy:
       spill_all();
-      charge_fuel_bulk(height() - 1, kBytesPerFuelShift);
+      charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift);
       call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_copy), memory_, nullptr, 3, 0);
       return {};
     case Opcode::MemoryFill:
       spill_all();
-      charge_fuel_bulk(height() - 1, kBytesPerFuelShift);
+      charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift);
       call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_fill), memory_, nullptr, 3, 0);
       return {};
     default:

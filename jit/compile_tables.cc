@@ -3,12 +3,12 @@
 // TableInstance exposes a stable data/size pair to generated code.
 #include "jit/compiler.h"
 #include "jit/context.h"
+#include "runtime/fuel.h"
 
 namespace weft::jit {
 
 namespace {
 const void* fn(BulkHelper helper) { return reinterpret_cast<const void*>(helper); }
-constexpr uint8_t kElementsPerFuelShift = 13;  // 1 fuel per 8192 elements, as the interpreter
 }  // namespace
 
 Result<void> FunctionCompiler::compile_table(Opcode op, const Instruction& imm, bool& handled) {
@@ -16,7 +16,7 @@ Result<void> FunctionCompiler::compile_table(Opcode op, const Instruction& imm, 
   const auto& tables = instance_.tables;
   if (op == Opcode::TableInit || op == Opcode::TableCopy || op == Opcode::TableGrow || op == Opcode::TableFill) {
     spill_all();
-    charge_fuel_bulk(height() - 1, kElementsPerFuelShift);  // the length / delta is on top
+    charge_fuel_bulk(height() - 1, runtime::fuel::kTableElementsShift);  // the length / delta is on top
   }
   switch (op) {
     case Opcode::TableGet: call_bulk(fn(&weft_jit_table_get), tables[imm.index], nullptr, 1, 1); return {};

@@ -32,11 +32,12 @@ struct Config {
   uint64_t max_table_elements = 10'000'000;
   // Execution budget ("fuel"); 0 = unlimited. When non-zero, each store starts
   // with this much fuel, and Wasm code consumes it at function entries (1, plus
-  // 1 per 8192 local slots zeroed), loop iterations (1) and bulk memory/table
+  // 1 per 8192 declared locals), loop iterations (1) and bulk memory/table
   // instructions (1, plus 1 per 64 KiB or 8192 elements); straight-line code
   // costs nothing. Running out traps with "all fuel consumed" (ErrorKind::Trap).
   // Metering is compiled into the code only when this is non-zero, so it costs
-  // nothing when off. weft::Store::set_fuel refills it.
+  // nothing when off. weft::Store::set_fuel refills it. The prices are one
+  // list (runtime/fuel.h) that both tiers charge identically.
   uint64_t fuel = 0;
   // Fiber extension: bytes reserved per started fiber (its native stack plus
   // its Wasm frames and operand slots), and the most fibers alive at once

@@ -1,12 +1,11 @@
 ;; weft-wast-options: --fuel=1
-;; Fuel (Config::fuel) charges a function entry 1, plus 1 per 8192 local slots
-;; zeroed. This function has 8,000 i32 locals (under one 8192-slot block) and
-;; 200 distinct constants, so fuel 1 pays for the call and it returns 7. Found
-;; when the execution tests were made to run on every tier (issue 14): the JIT
-;; returns 7; the interpreter traps "all fuel consumed", because its entry
-;; charge counts its constant slots with the locals (interpreter/translate.cc:
-;; (local_slots + constants) >> 13, 8,200 slots). Listed in interp.failures
-;; until the entry cost is unified; the same case as a GoogleTest:
+;; Fuel (Config::fuel, runtime/fuel.h) charges a function entry 1, plus 1 per
+;; 8192 declared locals. This function has 8,000 i32 locals (under one 8192
+;; block) and 200 distinct constants, so fuel 1 pays for the call and it
+;; returns 7. Found when the execution tests were made to run on every tier
+;; (issue 14): the JIT returned 7, the interpreter trapped "all fuel consumed"
+;; because its entry charge counted its constant slots with the locals. Both
+;; tiers now take the price from runtime/fuel.h; the same case as a GoogleTest:
 ;; Fuel.EntryChargeCountsLocalsNotConstants (tests/limits/limits_test.cc).
 (module
   (func (export "f") (result i32)

@@ -4,14 +4,17 @@
 // its arguments, and afterwards exported globals and memories (hashed);
 // NaNs compare by being NaN (their bits are nondeterministic in Wasm).
 //
-//   jit_differential [--calls N] FILE.wasm…
+//   jit_differential [--calls N] [--random-fuel] FILE.wasm…
 //   jit_differential --fiber-programs N [--seed S] …  (fiber_differential.cc)
 //
 // Every exported function is called with zero arguments, then N-1 more times
 // with arguments from a generator seeded by the file name (the same on both
 // tiers). Imports are stub host functions that record their arguments and
 // return zeros. Both tiers meter fuel so a module that loops forever ends in
-// the same "all fuel consumed" trap. Prints "differential: R runs agree, D
+// the same "all fuel consumed" trap. With --random-fuel each call instead gets
+// its own budget (1 to 2^17, log-uniform, the same on both tiers) and the
+// fuel left after it is part of what must agree: the tiers must charge
+// identically, not just trap alike (runtime/fuel.h is the one price list). Prints "differential: R runs agree, D
 // disagree (F files)" and exits 1 on any disagreement. Used by
 // tests/jit/differential.sh over `wasm-opt -ttf` modules (public API only).
 #include <algorithm>
@@ -109,7 +112,7 @@ uint64_t pick(std::mt19937_64& rng) {
   return rng() >> (r % 64);
 }
 
-Transcript run(const std::string& path, weft::Tier tier, uint32_t calls) {
+Transcript run(const std::string& path, weft::Tier tier, uint32_t calls, bool random_fuel) {
   Transcript out;
   weft::Config config;
   config.tier = tier;
@@ -154,13 +157,16 @@ Transcript run(const std::string& path, weft::Tier tier, uint32_t calls) {
     if (ext.kind != weft::ExternKind::Func) continue;
     weft::FuncType type = store.function_type(ext);
     for (uint32_t c = 0; c < calls; ++c) {
+      (void)store.set_fuel(config.fuel);  // the generator's hang-limit reset is not what is measured
       if (hang_init && hang_init->kind == weft::ExternKind::Func) (void)store.call(*hang_init, {});
       std::vector<Value> args;
       for (ValType t : type.params) args.push_back(value_of(t, c == 0 ? 0 : pick(rng)));
       std::string line = "call " + name;
       for (const Value& a : args) line += " " + raw_text(a);
-      (void)store.set_fuel(config.fuel);
+      const uint64_t budget = random_fuel ? 1 + rng() % (uint64_t(1) << (rng() % 18)) : config.fuel;
+      (void)store.set_fuel(budget);
       line += weft::differential::outcome_text(store.call(ext, args));
+      if (random_fuel) line += " (fuel " + std::to_string(budget) + ", left " + std::to_string(*store.fuel_remaining()) + ")";
       out.lines.push_back(line);
       ++out.runs;
     }
@@ -179,36 +185,42 @@ int main(int argc, char** argv) {
   for (const std::string& a : args)
     if (a == "--fiber-programs" || a == "--fiber-files") return weft::differential::fiber_main(args);
   uint32_t calls = 4;
+  bool random_fuel = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--calls") == 0 && i + 1 < argc)
       calls = uint32_t(std::strtoul(argv[++i], nullptr, 10));
+    else if (std::strcmp(argv[i], "--random-fuel") == 0)
+      random_fuel = true;
     else
       files.push_back(argv[i]);
   }
   if (files.empty() || calls == 0) {
     std::fprintf(stderr,
-                 "usage: jit_differential [--calls N] FILE.wasm…\n"
+                 "usage: jit_differential [--calls N] [--random-fuel] FILE.wasm…\n"
                  "       jit_differential --fiber-programs N [--seed S] [--first I] [--keep DIR] [--self-check]\n"
                  "       jit_differential --fiber-files FILE.wat… [--self-check]\n");
     return 2;
   }
-  uint64_t agree = 0, disagree = 0, compiled = 0, fallbacks = 0, not_run = 0;
+  uint64_t agree = 0, disagree = 0, compiled = 0, fallbacks = 0, not_run = 0, out_of_fuel = 0;
   for (const std::string& file : files) {
-    Transcript interp = run(file, weft::Tier::Interpreter, calls);
-    Transcript jit = run(file, weft::Tier::Jit, calls);
+    Transcript interp = run(file, weft::Tier::Interpreter, calls, random_fuel);
+    Transcript jit = run(file, weft::Tier::Jit, calls, random_fuel);
     compiled += jit.compiled;
     fallbacks += jit.fallbacks;
     if (interp.lines == jit.lines) {
       agree += jit.runs;
+      for (const std::string& line : jit.lines) out_of_fuel += line.find("=> trap all fuel consumed") != std::string::npos;
       if (jit.runs == 0) ++not_run;  // did not load/instantiate on either tier (e.g. a feature weft lacks)
       continue;
     }
     ++disagree;
     weft::differential::report_disagreement(file, interp, jit);
   }
-  std::printf("differential: %" PRIu64 " runs agree, %" PRIu64 " files disagree (%zu files, %" PRIu64
-              " without runs; JIT compiled %" PRIu64 " functions, %" PRIu64 " fell back)\n",
-              agree, disagree, files.size(), not_run, compiled, fallbacks);
+  std::printf("differential%s: %" PRIu64 " runs agree, %" PRIu64 " files disagree (%zu files, %" PRIu64
+              " without runs; %" PRIu64 " agreeing runs ran out of fuel; JIT compiled %" PRIu64 " functions, %" PRIu64
+              " fell back)\n",
+              random_fuel ? " (random fuel)" : "", agree, disagree, files.size(), not_run, out_of_fuel, compiled,
+              fallbacks);
   return disagree == 0 ? 0 : 1;
 }

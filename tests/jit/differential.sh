@@ -13,7 +13,9 @@
 # rejected). `make differential-jit` runs it with ≥ 10,000 runs in all.
 #
 # usage: tests/jit/differential.sh [N=500] [JIT_DIFFERENTIAL=build/tests/jit/jit_differential]
-# environment: CALLS (calls per export in part 1, default 4); FIBER_N (fiber
+# environment: CALLS (calls per export in part 1, default 4); RANDOM_FUEL=1
+#   (both parts give each call a random fuel budget and compare the fuel
+#   left: the tiers must charge fuel identically); FIBER_N (fiber
 #   programs, default 1000, ~4 runs each; 0 skips part 2, N=0 skips part 1);
 #   FIBER_SEED (default random; printed, and `jit_differential --fiber-programs 1
 #   --seed S --first I` reruns program I); KEEP (directory receiving every
@@ -43,19 +45,19 @@ if [ "$n" -gt 0 ]; then
   shopt -s nullglob
   modules=("$work"/m*.wasm)
   binaryen_files=${#modules[@]}
-  "$tool" --calls "${CALLS:-4}" "${modules[@]}" | tee "$work/binaryen.out" || status=1
+  "$tool" --calls "${CALLS:-4}" ${RANDOM_FUEL:+--random-fuel} "${modules[@]}" | tee "$work/binaryen.out" || status=1
   if [ -n "$keep" ]; then
     sed -n 's/^DISAGREE \(.*\.wasm\)$/\1/p' "$work/binaryen.out" | while read -r module; do
       cp "$module" "$keep/binaryen-$(date +%s)-$(basename "$module")"
     done
   fi
   read -r binaryen_runs binaryen_disagree < <(sed -n \
-    's/^differential: \([0-9]*\) runs agree, \([0-9]*\) files disagree.*/\1 \2/p' "$work/binaryen.out")
+    's/^differential[^:]*: \([0-9]*\) runs agree, \([0-9]*\) files disagree.*/\1 \2/p' "$work/binaryen.out")
 fi
 
 fiber_runs=0 fiber_disagree=0 fiber_events=0
 if [ "$fiber_n" -gt 0 ]; then
-  "$tool" --fiber-programs "$fiber_n" --seed "$fiber_seed" ${keep:+--keep "$keep"} | tee "$work/fiber.out" || status=1
+  "$tool" --fiber-programs "$fiber_n" --seed "$fiber_seed" ${keep:+--keep "$keep"} ${RANDOM_FUEL:+--random-fuel} | tee "$work/fiber.out" || status=1
   read -r fiber_runs fiber_disagree fiber_rejected fiber_events < <(sed -n \
     's/^fiber differential: \([0-9]*\) runs agree, \([0-9]*\) programs disagree, \([0-9]*\) rejected .*; \([0-9]*\) runs delivered events.*/\1 \2 \3 \4/p' \
     "$work/fiber.out")

@@ -3,8 +3,8 @@
 // instructions), each run on the interpreter and on the JIT tier, with the
 // transcripts compared as for Binaryen's modules (differential.cc).
 //
-//   jit_differential --fiber-programs N [--seed S] [--first I] [--keep DIR] [--self-check]
-//   jit_differential --fiber-files FILE.wat… [--self-check]
+//   jit_differential --fiber-programs N [--seed S] [--first I] [--keep DIR] [--self-check] [--random-fuel]
+//   jit_differential --fiber-files FILE.wat… [--self-check] [--random-fuel]
 //
 // Program I of seed S is generated from its own byte stream (64..2048 bytes
 // from a PRNG seeded with S and I), so one program reproduces without the
@@ -18,6 +18,8 @@
 // exported global and memory. The summary counts the runs that delivered
 // events (the clause counter grew): the proof that the programs switch.
 //
+// --random-fuel gives each call its own budget and compares the fuel left, as
+// in differential.cc (the tiers must charge identically).
 // --self-check runs the JIT tier with at most 8 live fibers instead of 48: a
 // real behavioural difference (about half the programs create more, and then
 // trap or take other paths) that must show up as disagreements, so the mode
@@ -65,8 +67,12 @@ struct FiberRun {
 
 // Runs `entry_points` (all exported functions without parameters when empty,
 // for --fiber-files) kRounds times on one tier.
-FiberRun run_program(const std::string& wat, std::vector<std::string> entry_points, Tier tier, bool perturbed) {
+FiberRun run_program(const std::string& wat, std::vector<std::string> entry_points, Tier tier, bool perturbed,
+                     bool random_fuel) {
   FiberRun out;
+  // --random-fuel: each call's budget (1 to 2^15, log-uniform) from a stream
+  // seeded by the program, so both tiers get the same budgets.
+  std::mt19937_64 fuel_rng(std::hash<std::string>{}(wat));
   std::vector<std::string>& lines = out.transcript.lines;
   const Config config = fiber_config(tier, perturbed);
   Engine engine(config);
@@ -96,7 +102,8 @@ FiberRun run_program(const std::string& wat, std::vector<std::string> entry_poin
         lines.push_back("no exported function " + name);
         continue;
       }
-      if (auto refuel = store.set_fuel(config.fuel); !refuel.ok()) {
+      const uint64_t budget = random_fuel ? 1 + fuel_rng() % (uint64_t(1) << (fuel_rng() % 16)) : config.fuel;
+      if (auto refuel = store.set_fuel(budget); !refuel.ok()) {
         lines.push_back("set_fuel: " + refuel.error().to_string());
         continue;
       }
@@ -112,6 +119,8 @@ FiberRun run_program(const std::string& wat, std::vector<std::string> entry_poin
       }
       const uint32_t after = clauses();
       line += "; clauses_entered " + std::to_string(after);
+      if (random_fuel)
+        line += " (fuel " + std::to_string(budget) + ", left " + std::to_string(*store.fuel_remaining()) + ")";
       lines.push_back(line);
       ++out.transcript.runs;
       if (after != before) ++out.runs_with_events;
@@ -145,10 +154,10 @@ struct Totals {
 // Runs one program on both tiers and adds it to `totals`; `label` names it in
 // reports, `keep_path` (if any) receives the WAT when something is wrong.
 void compare(const std::string& label, const std::string& wat, const std::vector<std::string>& entry_points,
-             bool self_check, const std::string& keep_path, Totals& totals) {
+             bool self_check, bool random_fuel, const std::string& keep_path, Totals& totals) {
   ++totals.programs;
-  FiberRun interp = run_program(wat, entry_points, Tier::Interpreter, false);
-  FiberRun jit = run_program(wat, entry_points, Tier::Jit, self_check);
+  FiberRun interp = run_program(wat, entry_points, Tier::Interpreter, false, random_fuel);
+  FiberRun jit = run_program(wat, entry_points, Tier::Jit, self_check, random_fuel);
   totals.compiled += jit.transcript.compiled;
   totals.fallbacks += jit.transcript.fallbacks;
   totals.runs_with_events += interp.runs_with_events;
@@ -185,8 +194,8 @@ bool parse_number(const std::string& text, uint64_t& out) {
 int usage(const char* problem) {
   std::fprintf(stderr,
                "jit_differential: %s\n"
-               "usage: jit_differential --fiber-programs N [--seed S] [--first I] [--keep DIR] [--self-check]\n"
-               "       jit_differential --fiber-files FILE.wat… [--self-check]\n",
+               "usage: jit_differential --fiber-programs N [--seed S] [--first I] [--keep DIR] [--self-check] [--random-fuel]\n"
+               "       jit_differential --fiber-files FILE.wat… [--self-check] [--random-fuel]\n",
                problem);
   return 2;
 }
@@ -197,7 +206,7 @@ int fiber_main(const std::vector<std::string>& args) {
   std::optional<uint64_t> programs;
   uint64_t seed = 1, first = 0;
   std::string keep_dir;
-  bool self_check = false, files_mode = false;
+  bool self_check = false, files_mode = false, random_fuel = false;
   std::vector<std::string> files;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -212,6 +221,8 @@ int fiber_main(const std::vector<std::string>& args) {
       keep_dir = args[++i];
     } else if (a == "--self-check") {
       self_check = true;
+    } else if (a == "--random-fuel") {
+      random_fuel = true;
     } else if (a == "--fiber-files") {
       files_mode = true;
     } else if (files_mode && a.rfind("--", 0) != 0) {
@@ -232,7 +243,7 @@ int fiber_main(const std::vector<std::string>& args) {
         return 2;
       }
       const std::string wat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      compare(path, wat, {}, self_check, "", totals);
+      compare(path, wat, {}, self_check, random_fuel, "", totals);
     }
   } else {
     for (uint64_t index = first; index < first + *programs; ++index) {
@@ -244,7 +255,7 @@ int fiber_main(const std::vector<std::string>& args) {
       const std::string keep_path = keep_dir.empty() ? std::string()
                                                      : keep_dir + "/fiber-s" + std::to_string(seed) + "-i" +
                                                            std::to_string(index) + ".wat";
-      compare(label, program.wat, program.entry_points, self_check, keep_path, totals);
+      compare(label, program.wat, program.entry_points, self_check, random_fuel, keep_path, totals);
     }
   }
 

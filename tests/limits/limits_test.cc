@@ -164,16 +164,12 @@ WEFT_EXEC_TEST(Fuel, IsSharedWithWasmCalledFromHostFunctions) {
   EXPECT_EQ(h.store.fuel_remaining(), 0u);
 }
 
-// Config::fuel: a function entry costs 1 plus 1 per 8192 local slots zeroed.
-// 8,000 locals are under one 8192-slot block, so fuel 1 pays for the call;
+// Config::fuel: a function entry costs 1 plus 1 per 8192 declared locals
+// (runtime/fuel.h). 8,000 locals are under one 8192 block, so fuel 1 pays for the call;
 // the function's 200 constants are not locals and must not change that.
 // (spec-tests/regressions/fuel-entry-charge-counts-locals-not-constants.wast
 // is the same module for `weft wast --fuel=1`.)
 WEFT_EXEC_TEST(Fuel, EntryChargeCountsLocalsNotConstants) {
-  if (tier() == Tier::Interpreter)
-    GTEST_SKIP() << "tier disagreement: the interpreter traps \"all fuel consumed\" (it charges its constant "
-                    "slots as local slots: 8,000 + 200 > 8192), the JIT returns 7; fixed by unifying the entry "
-                    "fuel cost in interpreter/ and jit/ (in progress)";
   std::string body;
   for (int k = 0; k < 200; ++k) body += "(local.set 0 (i32.const " + std::to_string(1000 + k) + ")) ";
   std::string locals;
@@ -182,6 +178,25 @@ WEFT_EXEC_TEST(Fuel, EntryChargeCountsLocalsNotConstants) {
             "(module (func (export \"f\") (result i32) (local" + locals + ") " + body + "(i32.const 7)))");
   ASSERT_TRUE(h.instance);
   EXPECT_EQ(h.i32("f"), 7u);
+  EXPECT_EQ(h.store.fuel_remaining(), 0u);
+}
+
+// Found by `make differential-fuel`: a fresh fiber whose first event has no
+// function-level clause traps "unhandled event" — after its entry is charged
+// on every tier (the JIT's prologue pays before its arrival dispatch; the
+// interpreter did not pay at all), so the fuel left is the same.
+WEFT_EXEC_TEST(Fuel, AFreshFiberWithAnUnhandledFirstEventPaysItsEntry) {
+  Harness h(with_fuel(config(), 100), R"((module
+    (type $v (fiber))
+    (tag $handled) (tag $other)
+    (func $f (param $self (ref $v)) (unreachable) (event $handled))
+    (func (export "run") (fiber.resume $v $other (fiber.new $f))))
+  )");
+  ASSERT_TRUE(h.instance);
+  expect_trap(h.call("run"), ErrorKind::Trap, "unhandled event");
+  EXPECT_EQ(h.store.fuel_remaining(), 98u);  // `run`'s entry and the fiber's
+  ASSERT_TRUE(h.store.set_fuel(1).ok());
+  expect_trap(h.call("run"), ErrorKind::Trap, "all fuel consumed");  // `run` pays 1, the fiber cannot
   EXPECT_EQ(h.store.fuel_remaining(), 0u);
 }
 
@@ -295,6 +310,25 @@ WEFT_EXEC_TEST(CallDepth, RecursionBombIsCallStackExhausted) {
     expect_trap(h.call("direct"), ErrorKind::Exhaustion, "call stack exhausted");
     expect_trap(h.call("indirect"), ErrorKind::Exhaustion, "call stack exhausted");
   }
+}
+
+// Config::max_call_depth = N allows exactly N active frames on every tier.
+// Found by `make differential-fuel` (the extra frame's entry charge): the
+// interpreter counted only the frames below the running one and allowed N + 1.
+WEFT_EXEC_TEST(CallDepth, TheLimitIsTheNumberOfActiveFrames) {
+  Config config = this->config();
+  config.max_call_depth = 10;
+  Harness h(config, R"((module
+    (func $deep (export "deep") (param $n i32) (result i32)
+      (if (result i32) (i32.eqz (local.get $n))
+        (then (i32.const 0))
+        (else (i32.add (i32.const 1) (call $deep (i32.sub (local.get $n) (i32.const 1))))))))
+  )");
+  ASSERT_TRUE(h.instance);
+  auto ten_frames = h.call("deep", {Value::i32(9)});
+  ASSERT_TRUE(ten_frames.ok()) << ten_frames.error().to_string();
+  EXPECT_EQ((*ten_frames)[0].as_i32(), 9);
+  expect_trap(h.call("deep", {Value::i32(10)}), ErrorKind::Exhaustion, "call stack exhausted");
 }
 
 WEFT_EXEC_TEST(CallDepth, BigFramesExhaustTheValueStack) {
