@@ -4,12 +4,11 @@
 
 #include "api/module_impl.h"
 #include "core/module.h"
-#include "interpreter/fiber_runtime.h"
 #include "interpreter/interpreter.h"
-#include "interpreter/translate.h"
 #ifdef WEFT_HAVE_JIT
 #include "jit/executor.h"
 #endif
+#include "runtime/fiber_runtime.h"
 #include "runtime/instantiate.h"
 #include "runtime/store.h"
 #include "weft/weft.h"
@@ -98,23 +97,19 @@ std::optional<Extern> Instance::get_export(std::string_view name) const {
 std::vector<DispatchSiteInfo> Instance::dispatch_sites() const {
   std::vector<DispatchSiteInfo> out;
   const Module& module = *raw->module;
-  for (uint32_t f = module.num_imported_functions(); f < raw->functions.size(); ++f) {
-    const auto* cf = static_cast<const interpreter::CompiledFunction*>(raw->functions[f]->compiled);
-    if (!cf || !interpreter::ensure_translated(*cf).ok()) continue;  // the JIT tier translates lazily
-    for (const auto& site : cf->sites) {
-      if (site.get() == cf->entry_site && site->clauses.empty()) continue;  // no function-level clauses
-      DispatchSiteInfo info;
-      info.function = f;
-      info.function_name = module.function_name(f);
-      info.code_offset = site->code_pos;
-      info.function_entry = site.get() == cf->entry_site;
-      for (const auto& clause : site->clauses) info.tags.push_back({clause.tag_index, raw->tags[clause.tag_index]->id});
-      info.table_size = site->table.size();
-      info.multiplier = site->table.multiplier();
-      info.shift = site->table.shift();
-      info.build_attempts = site->table.attempts();
-      out.push_back(std::move(info));
-    }
+  for (const interpreter::DispatchSiteOf& of : interpreter::dispatch_sites(*raw)) {
+    const runtime::DispatchSite& site = *of.site;
+    DispatchSiteInfo info;
+    info.function = of.function;
+    info.function_name = module.function_name(of.function);
+    info.code_offset = site.code_pos;
+    info.function_entry = of.function_entry;
+    for (const auto& clause : site.clauses) info.tags.push_back({clause.tag_index, raw->tags[clause.tag_index]->id});
+    info.table_size = site.table.size();
+    info.multiplier = site.table.multiplier();
+    info.shift = site.table.shift();
+    info.build_attempts = site.table.attempts();
+    out.push_back(std::move(info));
   }
   return out;
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "runtime/objects.h"
+#include "runtime/slot.h"
 
 namespace weft::interpreter {
 
@@ -31,19 +32,14 @@ enum class IOp : uint16_t {
 };
 constexpr uint32_t kIOpCount = uint32_t(IOp::Count_);
 
-// One 64-bit frame slot viewed as each value type (little-endian: i32/f32 use
-// the low half). Unions are GCC/Clang's sanctioned way to type-pun.
-union Slot {
-  uint64_t u64;
-  int64_t i64;
-  uint32_t u32;
-  int32_t i32;
-  float f32;
-  double f64;
-};
-static_assert(sizeof(Slot) == 8);
-
-struct DispatchSite;
+// Frame slots and dispatch sites belong to the fiber runtime too (runtime/).
+using runtime::Slot;
+}  // namespace weft::interpreter
+namespace weft::runtime {
+struct DispatchSite;  // runtime/fiber_runtime.h
+}  // namespace weft::runtime
+namespace weft::interpreter {
+using runtime::DispatchSite;
 
 struct CompiledFunction {
   std::vector<uint32_t> code;

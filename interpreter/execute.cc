@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "interpreter/fiber_runtime.h"
 #include "interpreter/interpreter.h"
 #include "interpreter/translate.h"
 #include "runtime/fuel.h"

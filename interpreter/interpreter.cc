@@ -18,7 +18,8 @@ struct InstanceCode {
 Interpreter::Interpreter(runtime::Store& store) : store_(store), current_stack_(&store.stack()) {
   frames_.resize(size_t(store.config().max_call_depth) + 1);
   store.stack().frames = frames_.data();
-  fibers_ = std::make_unique<FiberRuntime>(*this);
+  static_assert(alignof(Frame) <= alignof(void*), "the fiber runtime aligns frames for pointers");
+  fibers_ = std::make_unique<runtime::FiberRuntime>(store_, &current_stack_, fiber_body_, sizeof(Frame));
 }
 
 Interpreter::~Interpreter() = default;
@@ -86,6 +87,20 @@ Result<void> Interpreter::call(runtime::FuncInstance* func, uint64_t* args_resul
   fibers_->leave_segment();
   if (r.ok()) std::memcpy(args_results, fp, size_t(cf->result_slots) * 8);
   return r;
+}
+
+std::vector<DispatchSiteOf> dispatch_sites(const runtime::Instance& instance) {
+  std::vector<DispatchSiteOf> out;
+  for (uint32_t f = instance.module->num_imported_functions(); f < instance.functions.size(); ++f) {
+    const auto* cf = static_cast<const CompiledFunction*>(instance.functions[f]->compiled);
+    if (!cf || !ensure_translated(*cf).ok()) continue;  // the JIT tier translates lazily
+    for (const auto& site : cf->sites) {
+      const bool entry = site.get() == cf->entry_site;
+      if (entry && site->clauses.empty()) continue;  // no function-level clauses
+      out.push_back({f, site.get(), entry});
+    }
+  }
+  return out;
 }
 
 }  // namespace weft::interpreter

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "interpreter/code.h"
-#include "interpreter/fiber_runtime.h"
+#include "runtime/fiber_runtime.h"
 #include "runtime/store.h"
 
 namespace weft::interpreter {
@@ -18,6 +18,26 @@ struct Frame {
   const uint32_t* return_pc;
   Slot* fp;
   const CompiledFunction* fn;
+};
+
+// The fiber runtime both tiers share (runtime/fiber_runtime.h), by the names
+// the dispatch loop's handlers use.
+using runtime::FiberOutcome;
+using runtime::FiberRuntime;
+
+class Interpreter;
+
+// Runs fiber bodies in the interpreter (fiber_body.cc): the fiber runtime's
+// default runner, for every function the JIT does not run.
+class InterpreterFiberBody final : public runtime::FiberBodyRunner {
+ public:
+  explicit InterpreterFiberBody(Interpreter& interp) : interp_(interp) {}
+  bool runs(const runtime::FuncInstance*) const override { return true; }
+  Result<void> run(runtime::FuncInstance* fn, Slot* fp, const runtime::ExecStack& exec, uint64_t handle,
+                   std::span<const uint64_t> args, bool deliver_event) override;
+
+ private:
+  Interpreter& interp_;
 };
 
 class Interpreter final : public runtime::Executor {
@@ -40,7 +60,7 @@ class Interpreter final : public runtime::Executor {
   // Where current_stack() lives, for the JIT's inline fiber switch, which
   // restores it when a context resumes.
   runtime::ExecStack** current_stack_slot() { return &current_stack_; }
-  FiberRuntime& fiber_runtime() { return *fibers_; }
+  runtime::FiberRuntime& fiber_runtime() { return *fibers_; }
 
  private:
   Result<void> prepare(runtime::Instance& instance, bool lazy);
@@ -49,8 +69,19 @@ class Interpreter final : public runtime::Executor {
   std::vector<Frame> frames_;  // the root stack's call frames (max call depth)
   runtime::MemoryInstance no_memory_;  // for instances without a memory (size 0)
   runtime::ExecStack* current_stack_;
-  std::unique_ptr<FiberRuntime> fibers_;
+  InterpreterFiberBody fiber_body_{*this};
+  std::unique_ptr<runtime::FiberRuntime> fibers_;
 };
+
+// The fiber dispatch sites of an instance's defined functions, translating
+// pending ones first (for inspection: `weft inspect`, Instance::dispatch_sites).
+// A function-level site without clauses is left out.
+struct DispatchSiteOf {
+  uint32_t function;  // function index
+  const runtime::DispatchSite* site;
+  bool function_entry;  // the function-level clauses a fresh fiber starts at
+};
+std::vector<DispatchSiteOf> dispatch_sites(const runtime::Instance& instance);
 
 // Runs `fn` with its frame at `fp` (arguments already in place) until it
 // returns; `start_pc` (optional) starts at a function-level event clause.

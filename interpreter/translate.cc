@@ -5,8 +5,6 @@
 // operand-stack slot (or, for `x; local.set`, into the local itself).
 #include "interpreter/translate.h"
 
-#include "interpreter/fiber_runtime.h"
-
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -14,6 +12,7 @@
 
 #include "core/instruction_reader.h"
 #include "core/opcodes.h"
+#include "runtime/fiber_runtime.h"
 #include "runtime/fuel.h"
 #include "runtime/store.h"
 #include "runtime/trap.h"
@@ -54,11 +53,6 @@ struct Ctrl {
   std::vector<Fixup> fixups;        // forward branches to the end
   std::optional<Fixup> else_fixup;  // If: the jump to the else branch
   bool unreachable = false;
-  // Handle (and the function frame): still in the body segment, before the
-  // first `event` clause; and the suspension points in that segment, which
-  // get this frame's clauses as they are reached.
-  bool in_body = true;
-  std::vector<DispatchSite*> pending_sites;
 };
 
 uint8_t width_of(ValType t) { return uint8_t(t.slots()); }
@@ -70,6 +64,7 @@ class Translator {
       : inst_(instance),
         module_(*instance.module),
         func_(module_.functions[defined_index]),
+        fiber_info_(instance.info->functions[defined_index]),
         out_(out),
         code_(out.code),
         max_stack_slots_(max_stack_slots),
@@ -193,8 +188,8 @@ class Translator {
   void emit_cond_branch(const CondBranch& br, Fixup& fixup);
 
   // Fiber extension.
-  DispatchSite* new_site();
-  void do_event(uint32_t tag_index);
+  DispatchSite* new_site(uint32_t body_offset);
+  void do_event(uint32_t tag_index, uint32_t clause_offset);
   uint32_t take_payload(size_t entries);
   void emit_fiber_op(const Instruction& in);
   // The slot contents of a constant instruction (t.const, ref.null, ref.func), else nullopt.
@@ -228,6 +223,13 @@ class Translator {
   const Instance& inst_;
   const Module& module_;
   const Function& func_;
+  // Fiber extension: the validator's handler scopes (the one source of them),
+  // each dispatch site with its scope, and each translated clause by the body
+  // offset the validator names it by.
+  const validator::FunctionInfo& fiber_info_;
+  size_t next_point_ = 0;
+  std::vector<std::pair<DispatchSite*, const std::vector<validator::EventClause>*>> site_scopes_;
+  std::unordered_map<uint32_t, DispatchSite::Clause> clause_at_;
   CompiledFunction& out_;
   std::vector<uint32_t>& code_;
   uint32_t max_stack_slots_;
@@ -312,21 +314,26 @@ void Translator::emit_cond_branch(const CondBranch& br, Fixup& fixup) {
 
 // ---- fiber extension -------------------------------------------------------------
 
-// A suspension point's dispatch site: it receives the clauses of every
-// enclosing handle (and of the function) whose body segment it is in; inner
-// handles end first, so their clauses come first and win (§5.3).
-DispatchSite* Translator::new_site() {
+// A suspension point's dispatch site. Its clauses are the validator's
+// handler scope for the instruction at `body_offset` (validator::
+// SuspensionPoint, docs/fibers.md §5.3: inner handles first, the innermost
+// clause for a tag wins) — the one source both tiers use; they are resolved
+// to code positions once every clause has been translated.
+DispatchSite* Translator::new_site(uint32_t body_offset) {
   out_.sites.push_back(std::make_unique<DispatchSite>());
   DispatchSite* site = out_.sites.back().get();
   site->code_pos = here();
-  for (size_t i = ctrls_.size(); i-- > 0;) {
-    Ctrl& c = ctrls_[i];
-    if ((c.kind == Opcode::Handle || i == 0) && c.in_body) c.pending_sites.push_back(site);
-  }
+  const std::vector<validator::SuspensionPoint>& points = fiber_info_.suspension_points;
+  // Sites are created in body order, as the validator lists the points
+  // (dead code has no sites, so points may be skipped).
+  while (next_point_ < points.size() && points[next_point_].body_offset < body_offset) ++next_point_;
+  static const std::vector<validator::EventClause> kNoClauses;  // (only for a point the validator missed)
+  const bool listed = next_point_ < points.size() && points[next_point_].body_offset == body_offset;
+  site_scopes_.push_back({site, listed ? &points[next_point_].scope : &kNoClauses});
   return site;
 }
 
-void Translator::do_event(uint32_t tag_index) {
+void Translator::do_event(uint32_t tag_index, uint32_t clause_offset) {
   Ctrl& c = ctrls_.back();
   const bool function_level = ctrls_.size() == 1;
   // Reaching a clause ends the previous segment as `end` would.
@@ -339,18 +346,11 @@ void Translator::do_event(uint32_t tag_index) {
     }
   }
   bind_label();
-  c.in_body = false;
   c.unreachable = false;
   stack_.resize(c.height);
   const runtime::TagInstance* tag = inst_.tags[tag_index];
-  DispatchSite::Clause clause{here(), next_home(), tag_index};
+  clause_at_.emplace(clause_offset, DispatchSite::Clause{here(), next_home(), tag_index});
   for (ValType t : tag->type->params) push_temp(width_of(t));
-  for (DispatchSite* site : c.pending_sites) {
-    bool shadowed = false;  // an inner clause (or an earlier one here) for the same tag wins
-    for (const DispatchSite::Clause& existing : site->clauses)
-      if (inst_.tags[existing.tag_index]->id == tag->id) shadowed = true;
-    if (!shadowed) site->clauses.push_back(clause);
-  }
 }
 
 // Makes the top `entries` operands contiguous in their homes and pops them;
@@ -388,7 +388,7 @@ void Translator::emit_fiber_op(const Instruction& in) {
         push_temp(1);
         return;
       }
-      DispatchSite* site = new_site();
+      DispatchSite* site = new_site(in.offset);
       uint32_t result_slots = 0;
       for (ValType t : ft.results) result_slots += width_of(t);
       emit_op(IOp::IFiberSpawn);
@@ -407,7 +407,7 @@ void Translator::emit_fiber_op(const Instruction& in) {
       const runtime::TagInstance* tag = tag_of(in.index2);
       uint32_t payload = take_payload(tag->type->params.size());
       Entry target = pop();
-      DispatchSite* site = new_site();
+      DispatchSite* site = new_site(in.offset);
       uint32_t result_slots = 0;
       for (ValType t : g.results) result_slots += width_of(t);
       emit_op(op == Opcode::FiberResume ? IOp::IFiberResume : IOp::IFiberSuspendTo);
@@ -425,7 +425,7 @@ void Translator::emit_fiber_op(const Instruction& in) {
       const runtime::TagInstance* tag = tag_of(in.index);
       uint32_t payload = take_payload(tag->type->params.size());
       Entry self = pop();
-      DispatchSite* site = new_site();
+      DispatchSite* site = new_site(in.offset);
       emit_op(IOp::IFiberSuspend);
       emit_ptr(site);
       emit(self.slot);
@@ -440,7 +440,7 @@ void Translator::emit_fiber_op(const Instruction& in) {
       uint32_t payload = take_payload(tag->type->params.size());
       Entry target = pop();
       Entry self = pop();
-      DispatchSite* site = new_site();
+      DispatchSite* site = new_site(in.offset);
       emit_op(IOp::IFiberSwitch);
       emit_ptr(site);
       emit(self.slot);
@@ -490,12 +490,18 @@ void Translator::emit_fiber_op(const Instruction& in) {
 // Freezes every site's clauses into its perfect-hash table (tag identity →
 // clause), once the whole function is translated.
 void Translator::build_dispatch_tables() {
-  for (auto& site : out_.sites) {
+  for (const auto& [site, scope] : site_scopes_) {
     std::vector<uint64_t> keys;
     std::vector<uint32_t> values;
-    for (size_t i = 0; i < site->clauses.size(); ++i) {
-      keys.push_back(inst_.tags[site->clauses[i].tag_index]->id);
-      values.push_back(uint32_t(i));
+    for (const validator::EventClause& in_scope : *scope) {
+      const uint64_t id = inst_.tags[in_scope.tag]->id;
+      // Two tag indices may name one tag (imported twice): the first wins.
+      if (std::find(keys.begin(), keys.end(), id) != keys.end()) continue;
+      auto clause = clause_at_.find(in_scope.body_offset);
+      if (clause == clause_at_.end()) continue;  // a clause in dead code: no live point has it in scope
+      keys.push_back(id);
+      values.push_back(uint32_t(site->clauses.size()));
+      site->clauses.push_back(clause->second);
     }
     site->table = fibers::DispatchTable::build(keys, values);
     if (!site->clauses.empty()) {
@@ -756,7 +762,7 @@ Result<void> Translator::run() {
   // A fresh fiber running this function starts at its function-level clauses.
   out_.sites.push_back(std::make_unique<DispatchSite>());
   out_.entry_site = out_.sites.back().get();
-  ctrls_[0].pending_sites.push_back(out_.sites.back().get());
+  site_scopes_.push_back({out_.sites.back().get(), &fiber_info_.entry_clauses});
   // The entry price is the module's (runtime/fuel.h), the same on every tier.
   const uint32_t entry_fuel = runtime::fuel::entry_cost(func_);
   emit_fuel(entry_fuel);
@@ -1022,7 +1028,7 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::Handle: enter_block(Opcode::Handle, in.block); break;
-      case Opcode::Event: do_event(in.index); break;
+      case Opcode::Event: do_event(in.index, uint32_t(r.pos())); break;
       case Opcode::FiberNew: case Opcode::FiberSpawn: case Opcode::FiberResume: case Opcode::FiberSuspend:
       case Opcode::FiberSuspendTo: case Opcode::FiberSwitch: case Opcode::FiberRetire: case Opcode::FiberRetireto:
       case Opcode::FiberRelease:
@@ -1078,6 +1084,7 @@ Result<void> translate_function(const Instance& instance, uint32_t defined_index
 }
 
 CompiledFunction& CompiledFunction::operator=(CompiledFunction&&) = default;
+CompiledFunction::~CompiledFunction() = default;  // here, where DispatchSite is complete
 
 void make_pending(CompiledFunction& out, runtime::FuncInstance* func, runtime::MemoryInstance* memory) {
   out.func = func;

@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "fibers/fiber_context.h"
-#include "interpreter/fiber_runtime.h"
+#include "runtime/fiber_runtime.h"
 #include "jit/compiler.h"
 #include "jit/context.h"
 
@@ -28,15 +28,15 @@ constexpr int32_t ctx_native_limit = int32_t(offsetof(JitContext, native_limit))
 
 // The fiber runtime's switch state and a fiber's switch fields, as the
 // inline resume/suspend address them.
-using interpreter::SwitchState;
+using runtime::SwitchState;
 using fibers::FiberSwitchFields;
 constexpr int32_t state_current = int32_t(offsetof(SwitchState, current));
 constexpr int32_t state_fibers = int32_t(offsetof(SwitchState, fibers));
 constexpr int32_t state_fiber_count = int32_t(offsetof(SwitchState, fiber_count));
 constexpr int32_t state_segment_id = int32_t(offsetof(SwitchState, segment_id));
 constexpr int32_t state_root_context = int32_t(offsetof(SwitchState, root_context));
-constexpr int32_t state_kind = int32_t(offsetof(SwitchState, outcome) + offsetof(interpreter::FiberOutcome, kind));
-constexpr int32_t state_tag = int32_t(offsetof(SwitchState, outcome) + offsetof(interpreter::FiberOutcome, tag));
+constexpr int32_t state_kind = int32_t(offsetof(SwitchState, outcome) + offsetof(runtime::FiberOutcome, kind));
+constexpr int32_t state_tag = int32_t(offsetof(SwitchState, outcome) + offsetof(runtime::FiberOutcome, tag));
 constexpr int32_t state_payload = int32_t(offsetof(SwitchState, payload));
 constexpr int32_t state_payload_slots = int32_t(offsetof(SwitchState, payload_slots));
 constexpr int32_t fiber_handle = int32_t(offsetof(FiberSwitchFields, handle));
@@ -44,7 +44,7 @@ constexpr int32_t fiber_state = int32_t(offsetof(FiberSwitchFields, state));
 constexpr int32_t fiber_segment = int32_t(offsetof(FiberSwitchFields, segment));
 constexpr int32_t fiber_parent = int32_t(offsetof(FiberSwitchFields, parent));
 constexpr int32_t fiber_context_slot = int32_t(offsetof(FiberSwitchFields, context));
-static_assert(sizeof(interpreter::FiberOutcome::Kind) == 1 && sizeof(fibers::FiberState) == 1,
+static_assert(sizeof(runtime::FiberOutcome::Kind) == 1 && sizeof(fibers::FiberState) == 1,
               "the inline switch writes and compares them as bytes");
 constexpr uint8_t as_byte(fibers::FiberState s) { return uint8_t(s); }
 
@@ -213,7 +213,7 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     context_slot_of(reg::rcx, FiberState::Running, dest);
   }
   // The event: {Event, tag} and the payload in the transfer area.
-  masm_.store8_imm(S, state_kind, uint8_t(interpreter::FiberOutcome::Kind::Event));
+  masm_.store8_imm(S, state_kind, uint8_t(runtime::FiberOutcome::Kind::Event));
   if (site.tag <= uint64_t(INT32_MAX)) {
     masm_.store64_imm(S, state_tag, int32_t(site.tag));
   } else {
@@ -416,7 +416,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       // Tag identities are store-wide counters from 1; the inline switch hands
       // one over as a 32-bit immediate.
       const bool inline_switch = (op == Opcode::FiberResume || op == Opcode::FiberSuspend || op == Opcode::FiberSwitch) &&
-                                 payload <= interpreter::kInlinePayloadSlots && site->tag <= UINT32_MAX &&
+                                 payload <= runtime::kInlinePayloadSlots && site->tag <= UINT32_MAX &&
                                  !fibers::detail::kAnnotate;
       if (inline_switch) {
         Label slow = masm_.new_label(), after = masm_.new_label();

@@ -19,9 +19,11 @@
 #include "runtime/store.h"
 #include "runtime/trap.h"
 
+namespace weft::runtime {
+struct SwitchState;  // runtime/fiber_runtime.h
+}  // namespace weft::runtime
 namespace weft::interpreter {
 class Interpreter;
-struct SwitchState;
 }
 
 namespace weft::jit {
@@ -48,7 +50,7 @@ struct JitContext {
   uint64_t* fuel = nullptr;             // the store's budget, shared by all fibers
   // The fiber runtime's switch state: the inline resume/suspend read and
   // update it, and an event clause copies its payload from its transfer area.
-  interpreter::SwitchState* fiber_state = nullptr;
+  runtime::SwitchState* fiber_state = nullptr;
   // The interpreter's current_stack(), which a context resumed by the inline
   // switch restores together with `stack`.
   runtime::ExecStack** interp_stack = nullptr;

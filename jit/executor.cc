@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 
 #include <unistd.h>
@@ -205,10 +206,16 @@ Result<void> JitExecutor::call(runtime::FuncInstance* func, uint64_t* args_resul
 
 bool JitExecutor::runs(const runtime::FuncInstance* fn) const { return is_jit_code(fn); }
 
-// A fiber's body: its ExecStack is current (fiber_main set it up), its
-// arguments are at fp. Traps come back as the fiber's result, which the fiber
-// runtime turns into the segment's abort.
-Result<void> JitExecutor::run(runtime::FuncInstance* fn, interpreter::Slot* fp, bool deliver_event) {
+// A fiber's body: its ExecStack is current (fiber_main set it up). The code
+// checks its own frame against the stack on entry; here only the arguments'
+// room. Traps come back as the fiber's result, which the fiber runtime turns
+// into the segment's abort.
+Result<void> JitExecutor::run(runtime::FuncInstance* fn, runtime::Slot* fp, const runtime::ExecStack& exec,
+                              uint64_t handle, std::span<const uint64_t> args, bool deliver_event) {
+  if (uint64_t(exec.limit - exec.base) < uint64_t(std::max(fn->param_slots, fn->result_slots)) + 1)
+    return make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
+  fp[0].u64 = handle;
+  if (!args.empty()) std::memcpy(fp + 1, args.data(), args.size() * sizeof(uint64_t));
   sync_after_switch(&ctx_);
   void* entry = fn->native_entry;
   if (deliver_event) {

@@ -10,6 +10,7 @@
 #include <asmjit/core.h>
 
 #include <map>
+#include <span>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ struct JitStats {
   std::vector<std::string> fallback_reasons;  // "function N: reason"
 };
 
-class JitExecutor final : public runtime::Executor, private interpreter::FiberBodyRunner {
+class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRunner {
  public:
   explicit JitExecutor(runtime::Store& store);
   ~JitExecutor() override;
@@ -42,7 +43,8 @@ class JitExecutor final : public runtime::Executor, private interpreter::FiberBo
 
  private:
   bool runs(const runtime::FuncInstance* fn) const override;
-  Result<void> run(runtime::FuncInstance* fn, interpreter::Slot* fp, bool deliver_event) override;
+  Result<void> run(runtime::FuncInstance* fn, runtime::Slot* fp, const runtime::ExecStack& exec, uint64_t handle,
+                   std::span<const uint64_t> args, bool deliver_event) override;
   // The trap JIT code recorded (status 1 from a native entry), as an Error.
   Error take_trap();
   struct InstanceCode;

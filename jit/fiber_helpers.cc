@@ -1,6 +1,6 @@
 // The fiber instructions' runtime half (jit/compile_fibers.cc emits the call):
 // operands come from the frame slots the FiberSite names, the fiber runtime
-// (interpreter/fiber_runtime.cc, shared by both tiers) does the bookkeeping
+// (runtime/fiber_runtime.cc, shared by both tiers) does the bookkeeping
 // and the native switch. Nothing here may own memory across that switch: if
 // this fiber is killed while suspended, its stack — this frame included — is
 // dropped without unwinding.
@@ -19,17 +19,17 @@ void sync_after_switch(JitContext* ctx) {
 
 namespace {
 FiberStatus finish_fiber_instruction(JitContext* ctx, uint64_t* fp, const FiberSite* site,
-                                     const interpreter::FiberOutcome& outcome);
+                                     const runtime::FiberOutcome& outcome);
 }  // namespace
 
 extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const FiberSite* site) {
-  using interpreter::FiberOutcome;
-  interpreter::FiberRuntime& fibers = ctx->interp->fiber_runtime();
+  using runtime::FiberOutcome;
+  runtime::FiberRuntime& fibers = ctx->interp->fiber_runtime();
   const auto* payload = reinterpret_cast<const interpreter::Slot*>(fp + site->payload_slot);
   const uint32_t slots = site->payload_slots;
   // Bookkeeping first, then the one call that switches (see
   // FiberRuntime::SwitchPlan: one call site keeps return prediction right).
-  interpreter::FiberRuntime::SwitchPlan plan;
+  runtime::FiberRuntime::SwitchPlan plan;
   FiberOutcome outcome;  // of the instructions that never switch here
   bool switching = true;
   switch (site->op) {
@@ -77,7 +77,7 @@ extern "C" FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const Fiber
 
 extern "C" FiberStatus weft_jit_fiber_arrived(JitContext* ctx, void* from, uint64_t* fp, const FiberSite* site) {
   // The resume point already restored ctx->stack (and the interpreter's).
-  const interpreter::FiberOutcome outcome = ctx->interp->fiber_runtime().arrived_raw(from, ctx->stack);
+  const runtime::FiberOutcome outcome = ctx->interp->fiber_runtime().arrived_raw(from, ctx->stack);
   sync_after_switch(ctx);
   return finish_fiber_instruction(ctx, fp, site, outcome);
 }
@@ -86,9 +86,9 @@ namespace {
 // What a fiber instruction does once its context runs again: the outcome of
 // the switch (or of the instruction, if it did not switch) as a status.
 FiberStatus finish_fiber_instruction(JitContext* ctx, uint64_t* fp, const FiberSite* site,
-                                     const interpreter::FiberOutcome& outcome) {
-  using interpreter::FiberOutcome;
-  interpreter::FiberRuntime& fibers = ctx->interp->fiber_runtime();
+                                     const runtime::FiberOutcome& outcome) {
+  using runtime::FiberOutcome;
+  runtime::FiberRuntime& fibers = ctx->interp->fiber_runtime();
   switch (outcome.kind) {
     case FiberOutcome::Kind::Done:
       return {0, 0};

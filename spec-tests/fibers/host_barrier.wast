@@ -13,7 +13,7 @@
 ;; this file uses it: a fiber waiting below the host frame cannot be switched
 ;; to from the inner segment ("cannot switch across a host frame"), cannot be
 ;; resumed or released ("fiber is active"), and is not the running fiber of the
-;; inner segment. The embedding-API unit tests (tests/interpreter/
+;; inner segment. The embedding-API unit tests (tests/execution/
 ;; fiber_host_test.cc) cover the same through Store::call.
 
 (module $lib

@@ -92,7 +92,7 @@ WEFT_EXEC_TEST(FiberScale, HundredThousandFibersRoundRobinWithinMemoryBound) {
   constexpr uint32_t kFibers = 100000;
   // Bound on resident memory per started, suspended fiber: the P4 target
   // (docs/performance.md). The hot top of its native stack and the start of
-  // its Wasm area share a page (interpreter/fiber_runtime.cc), so a fiber
+  // its Wasm area share a page (runtime/fiber_runtime.cc), so a fiber
   // costs about one page; the old layout (three pages, ~12.4 KiB) fails this.
   constexpr uint64_t kMaxBytesPerFiber = 8 * 1024;
   Engine engine(config());

@@ -182,19 +182,26 @@ WEFT_EXEC_TEST(Fuel, EntryChargeCountsLocalsNotConstants) {
 }
 
 // Found by `make differential-fuel`: a fresh fiber whose first event has no
-// function-level clause traps "unhandled event" — after its entry is charged
-// on every tier (the JIT's prologue pays before its arrival dispatch; the
-// interpreter did not pay at all), so the fuel left is the same.
+// function-level clause traps "unhandled event" — after its function's entry
+// is charged, when the function has clauses (the JIT's clause entry runs its
+// prologue before its dispatch; the interpreter did not pay at all), so the
+// fuel left is the same on every tier.
 WEFT_EXEC_TEST(Fuel, AFreshFiberWithAnUnhandledFirstEventPaysItsEntry) {
   Harness h(with_fuel(config(), 100), R"((module
     (type $v (fiber))
     (tag $handled) (tag $other)
     (func $f (param $self (ref $v)) (unreachable) (event $handled))
-    (func (export "run") (fiber.resume $v $other (fiber.new $f))))
+    (func $no_clauses (param $self (ref $v)))
+    (func (export "run") (fiber.resume $v $other (fiber.new $f)))
+    (func (export "run_no_clauses") (fiber.resume $v $other (fiber.new $no_clauses))))
   )");
   ASSERT_TRUE(h.instance);
   expect_trap(h.call("run"), ErrorKind::Trap, "unhandled event");
   EXPECT_EQ(h.store.fuel_remaining(), 98u);  // `run`'s entry and the fiber's
+  // A function without function-level clauses is never entered by an event.
+  ASSERT_TRUE(h.store.set_fuel(100).ok());
+  expect_trap(h.call("run_no_clauses"), ErrorKind::Trap, "unhandled event");
+  EXPECT_EQ(h.store.fuel_remaining(), 99u);
   ASSERT_TRUE(h.store.set_fuel(1).ok());
   expect_trap(h.call("run"), ErrorKind::Trap, "all fuel consumed");  // `run` pays 1, the fiber cannot
   EXPECT_EQ(h.store.fuel_remaining(), 0u);

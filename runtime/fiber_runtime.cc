@@ -4,17 +4,15 @@
 // fiber's native context is in its WasmFiber::context (the root's in its
 // Segment); frames on fiber stacks own nothing, so dead fibers' stacks are
 // freed without unwinding.
-#include "interpreter/fiber_runtime.h"
+#include "runtime/fiber_runtime.h"
 
 #include <algorithm>
 #include <cstring>
 #include <new>
 
-#include "interpreter/interpreter.h"
-#include "interpreter/translate.h"
 #include "runtime/native_stack.h"
 
-namespace weft::interpreter {
+namespace weft::runtime {
 
 using fibers::FiberState;
 using fibers::WasmFiber;
@@ -28,7 +26,7 @@ namespace {
 // split sits kNativeShareOfPage bytes into a page, so a fiber whose native
 // frames and first slots fit that page costs one resident page, not the
 // three of [area at the bottom | native stack at the top]
-// (tests/interpreter/fiber_scale_test.cc measures it).
+// (tests/execution/fiber_scale_test.cc measures it).
 constexpr size_t kNativeShareOfPage = 3 * 1024;
 constexpr size_t kMinNativeStackBytes = 64 * 1024 + kNativeShareOfPage;
 
@@ -53,7 +51,7 @@ fibers::StackPoolConfig pool_config(const Config& config) {
   return c;
 }
 
-FiberOutcome trap_outcome(runtime::TrapKind kind) {
+FiberOutcome trap_outcome(TrapKind kind) {
   FiberOutcome o;
   o.kind = FiberOutcome::Kind::Trap;
   o.trap = kind;
@@ -68,13 +66,14 @@ std::byte* align_up(std::byte* p, size_t a) {
 }
 }  // namespace
 
-CompiledFunction::~CompiledFunction() = default;
-
-FiberRuntime::FiberRuntime(Interpreter& interp)
-    : interp_(interp),
-      native_stack_bytes_(native_stack_bytes(interp.store().config())),
-      pool_(pool_config(interp.store().config())),
-      table_(interp.store().config().max_fibers),
+FiberRuntime::FiberRuntime(Store& store, ExecStack** current_stack, FiberBodyRunner& default_body, size_t frame_bytes)
+    : store_(store),
+      current_stack_(current_stack),
+      default_body_(default_body),
+      frame_bytes_(frame_bytes),
+      native_stack_bytes_(native_stack_bytes(store.config())),
+      pool_(pool_config(store.config())),
+      table_(store.config().max_fibers),
       payload_(kInlinePayloadSlots) {
   state_.payload = payload_.data();
 }
@@ -107,7 +106,7 @@ void FiberRuntime::leave_segment() {
 WasmFiber* FiberRuntime::fiber_operand(uint64_t handle, FiberOutcome& trap) {
   bool stale = false;
   WasmFiber* f = table_.resolve(handle, stale);
-  if (!f) trap = trap_outcome(stale ? runtime::TrapKind::FiberMoribund : runtime::TrapKind::NullFiber);
+  if (!f) trap = trap_outcome(stale ? TrapKind::FiberMoribund : TrapKind::NullFiber);
   return f;
 }
 
@@ -141,19 +140,19 @@ bool FiberRuntime::ensure_started(WasmFiber* f, bool deliver_event) {
 }
 
 FiberOutcome FiberRuntime::transfer(fiber_context* dest, fiber_context* save_to) {
-  runtime::ExecStack* mine = interp_.current_stack();
+  ExecStack* mine = *current_stack_;
   pending_store_ = save_to;
   // Both tiers switch from this one call site (SwitchPlan), so resuming by RET
   // keeps return prediction exact.
   fiber_context from = fibers::resume_from_shared_site(std::move(*dest));
   arrived(std::move(from));
-  interp_.set_current_stack(mine);
+  *current_stack_ = mine;
   return state_.outcome;
 }
 
-FiberOutcome FiberRuntime::arrived_raw(void* from, runtime::ExecStack* mine) {
+FiberOutcome FiberRuntime::arrived_raw(void* from, ExecStack* mine) {
   if (from) arrived(fibers::detail::Access::make(from));
-  interp_.set_current_stack(mine);
+  *current_stack_ = mine;
   return state_.outcome;
 }
 
@@ -172,65 +171,26 @@ fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool 
   // slots, its call frames (at the top, touched only once the fiber calls).
   std::byte* area = f->stack.base + native_stack_bytes_;
   std::byte* area_end = f->stack.top();
-  auto* exec = new (area) runtime::ExecStack();
-  std::byte* slots_begin = align_up(area + sizeof(runtime::ExecStack), 16);
+  auto* exec = new (area) ExecStack();
+  std::byte* slots_begin = align_up(area + sizeof(ExecStack), 16);
   const size_t usable = size_t(area_end - slots_begin);
-  const size_t frame_count = std::min<size_t>(usable / 8 / sizeof(Frame), interp_.store().config().max_call_depth);
-  std::byte* frames_begin = area_end - frame_count * sizeof(Frame);
-  frames_begin -= reinterpret_cast<uintptr_t>(frames_begin) % alignof(Frame);
+  const size_t frame_count = std::min<size_t>(usable / 8 / frame_bytes_, store_.config().max_call_depth);
+  std::byte* frames_begin = area_end - frame_count * frame_bytes_;
+  frames_begin -= reinterpret_cast<uintptr_t>(frames_begin) % alignof(void*);  // frames hold pointers
   exec->frames = frames_begin;
   exec->max_depth = uint32_t(frame_count);
   exec->base = exec->top = reinterpret_cast<uint64_t*>(slots_begin);
   exec->limit = reinterpret_cast<uint64_t*>(frames_begin);
   // Host functions this fiber calls may re-enter Wasm on its native stack.
-  exec->native_floor = reinterpret_cast<uintptr_t>(f->stack.base) + runtime::kFiberNativeReserve;
-  interp_.set_current_stack(exec);
+  exec->native_floor = reinterpret_cast<uintptr_t>(f->stack.base) + kFiberNativeReserve;
+  *current_stack_ = exec;
 
-  auto* fn = static_cast<runtime::FuncInstance*>(f->function);
+  auto* fn = static_cast<FuncInstance*>(f->function);
   Slot* fp = reinterpret_cast<Slot*>(slots_begin);
-  Result<void> result;
-  if (runner_ && runner_->runs(fn)) {
-    // The tier's code checks its own frame against the stack on entry.
-    if (uint64_t(exec->limit - exec->base) < uint64_t(std::max(fn->param_slots, fn->result_slots)) + 1) {
-      result = make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
-      return finish(f, std::move(result), fp, 0);
-    }
-    fp[0].u64 = fibers::FiberTable::handle_of(*f);
-    if (!f->args.empty()) std::memcpy(fp + 1, f->args.data(), f->args.size() * sizeof(uint64_t));
-    result = runner_->run(fn, fp, deliver_event);
-    return finish(f, std::move(result), fp, fn->result_slots);
-  }
-  const auto* cf = static_cast<const CompiledFunction*>(fn->compiled);
-  result = ensure_translated(*cf);  // the JIT tier translates on first use
-  if (!result.ok()) return finish(f, std::move(result), fp, 0);
-  if (uint64_t(exec->limit - exec->base) < uint64_t(cf->frame_slots) + 1 + f->args.size()) {
-    result = make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));
-    return finish(f, std::move(result), fp, 0);
-  }
-  fp[0].u64 = fibers::FiberTable::handle_of(*f);
-  if (!f->args.empty()) std::memcpy(fp + 1, f->args.data(), f->args.size() * sizeof(uint64_t));
-  const uint32_t* start = nullptr;
-  if (deliver_event) {
-    // A fresh fiber receives its first event at the function-level clauses.
-    const DispatchSite* site = cf->entry_site;
-    const fibers::DispatchTable::Entry* e = site ? site->table.find(state_.outcome.tag) : nullptr;
-    if (!e) {
-      // The fiber has started, so it pays its entry (runtime/fuel.h) before
-      // the event is found unhandled — as the JIT's prologue does before its
-      // arrival dispatch, so that both tiers leave the same fuel.
-      uint64_t& fuel = interp_.store().stack().fuel;
-      const bool out_of_fuel = cf->entry_fuel > fuel;
-      fuel = out_of_fuel ? 0 : fuel - cf->entry_fuel;
-      result = make_error(ErrorKind::Trap, runtime::trap_message(out_of_fuel ? runtime::TrapKind::OutOfFuel
-                                                                            : runtime::TrapKind::UnhandledEvent));
-      return finish(f, std::move(result), fp, 0);
-    }
-    const DispatchSite::Clause& clause = site->clauses[e->value];
-    if (state_.payload_slots) std::memcpy(fp + clause.payload_slot, state_.payload, size_t(state_.payload_slots) * 8);
-    start = cf->code.data() + clause.code_pos;
-  }
-  result = execute(interp_, cf, fp, start);
-  return finish(f, std::move(result), fp, cf->result_slots);
+  FiberBodyRunner& body = runner_ && runner_->runs(fn) ? *runner_ : default_body_;
+  Result<void> result = body.run(fn, fp, *exec, fibers::FiberTable::handle_of(*f), f->args, deliver_event);
+  const uint32_t result_slots = result.ok() ? fn->result_slots : 0;
+  return finish(f, std::move(result), fp, result_slots);
 }
 
 fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot* results, uint32_t result_slots) {
@@ -243,7 +203,7 @@ fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot
   pending_store_ = nullptr;
   if (result.ok()) {
     // Normal return: the parent continues after its pending instruction.
-    state_.outcome = FiberOutcome{FiberOutcome::Kind::Return, runtime::TrapKind::Unreachable, 0};
+    state_.outcome = FiberOutcome{FiberOutcome::Kind::Return, TrapKind::Unreachable, 0};
     uint64_t* out = payload_area(result_slots);
     if (result_slots) std::memcpy(out, results, size_t(result_slots) * 8);
     state_.payload_slots = result_slots;
@@ -255,7 +215,7 @@ fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot
   // trap goes to the host call that started the segment. Suspended fibers are
   // not affected: the dead fibers' children lose their parent but live on.
   abort_error_ = std::move(result).error();
-  state_.outcome = FiberOutcome{FiberOutcome::Kind::Abort, runtime::TrapKind::Unreachable, 0};
+  state_.outcome = FiberOutcome{FiberOutcome::Kind::Abort, TrapKind::Unreachable, 0};
   for (WasmFiber* a = parent; a != nullptr;) {
     WasmFiber* next = a->parent;
     orphan_children(a);
@@ -305,9 +265,9 @@ void FiberRuntime::kill(WasmFiber* f) {
 
 // ---- instructions --------------------------------------------------------------
 
-FiberOutcome FiberRuntime::new_fiber(runtime::FuncInstance* fn, const Slot* args, uint32_t slots, uint64_t& handle) {
+FiberOutcome FiberRuntime::new_fiber(FuncInstance* fn, const Slot* args, uint32_t slots, uint64_t& handle) {
   WasmFiber* f = table_.create();
-  if (!f) return trap_outcome(runtime::TrapKind::TooManyFibers);
+  if (!f) return trap_outcome(TrapKind::TooManyFibers);
   refresh_fiber_lookup();
   f->function = fn;
   f->args.assign(reinterpret_cast<const uint64_t*>(args), reinterpret_cast<const uint64_t*>(args) + slots);
@@ -315,15 +275,15 @@ FiberOutcome FiberRuntime::new_fiber(runtime::FuncInstance* fn, const Slot* args
   return done_outcome();
 }
 
-FiberRuntime::SwitchPlan FiberRuntime::plan_spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots) {
+FiberRuntime::SwitchPlan FiberRuntime::plan_spawn(FuncInstance* fn, const Slot* args, uint32_t slots) {
   WasmFiber* f = table_.create();
-  if (!f) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
+  if (!f) return no_switch(trap_outcome(TrapKind::TooManyFibers));
   refresh_fiber_lookup();
   f->function = fn;
   f->args.assign(reinterpret_cast<const uint64_t*>(args), reinterpret_cast<const uint64_t*>(args) + slots);
   if (!ensure_started(f, false)) {
     table_.bury(f);
-    return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
+    return no_switch(trap_outcome(TrapKind::TooManyFibers));
   }
   fiber_context* save = context_slot_of_current();
   table_.set_parent(f, state_.current);
@@ -342,9 +302,9 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_resume(uint64_t target, uint64_t tag
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return no_switch(trap);
   if (t->state == FiberState::Running || t->state == FiberState::Waiting)
-    return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
+    return no_switch(trap_outcome(TrapKind::FiberActive));
   // A started fiber (the common case) needs neither a stack nor re-parenting.
-  if (!t->stack && !ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
+  if (!t->stack && !ensure_started(t, true)) return no_switch(trap_outcome(TrapKind::TooManyFibers));
   fiber_context* save = context_slot_of_current();
   if (t->parent != state_.current) table_.set_parent(t, state_.current);
   if (state_.current) state_.current->state = FiberState::Waiting;
@@ -359,7 +319,7 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_suspend(uint64_t self, uint64_t tag,
                                                     uint32_t slots) {
   SwitchPlan plan;
   if (plan_common_suspend(self, tag, payload, slots, plan)) return plan;
-  return no_switch(trap_outcome(runtime::TrapKind::NotRunningFiber));
+  return no_switch(trap_outcome(TrapKind::NotRunningFiber));
 }
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t tag, const Slot* payload,
@@ -367,12 +327,12 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return no_switch(trap);
-  if (t == state_.current) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
+  if (t == state_.current) return no_switch(trap_outcome(TrapKind::FiberActive));
   // Running but not current: it made the host call this segment runs under,
   // so it waits in an outer segment (docs/fibers.md §2.4).
-  if (t->state == FiberState::Running) return no_switch(trap_outcome(runtime::TrapKind::CrossHostFrame));
+  if (t->state == FiberState::Running) return no_switch(trap_outcome(TrapKind::CrossHostFrame));
   if (t->state == FiberState::Waiting) {
-    if (!is_ancestor(t)) return no_switch(trap_outcome(runtime::TrapKind::CrossHostFrame));
+    if (!is_ancestor(t)) return no_switch(trap_outcome(TrapKind::CrossHostFrame));
     // Pop the chain down to the ancestor: everything above it is suspended.
     fiber_context* save = context_slot_of_current();
     for (WasmFiber* x = state_.current; x != t; x = x->parent) x->state = FiberState::Suspended;
@@ -386,15 +346,15 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_suspend_to(uint64_t target, uint64_t
 
 FiberRuntime::SwitchPlan FiberRuntime::plan_switch_to(uint64_t self, uint64_t target, uint64_t tag,
                                                       const Slot* payload, uint32_t slots) {
-  if (!is_current(self)) return no_switch(trap_outcome(runtime::TrapKind::NotRunningFiber));
+  if (!is_current(self)) return no_switch(trap_outcome(TrapKind::NotRunningFiber));
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return no_switch(trap);
-  if (t == state_.current) return no_switch(trap_outcome(runtime::TrapKind::FiberActive));
+  if (t == state_.current) return no_switch(trap_outcome(TrapKind::FiberActive));
   // Running but not current: it made the host call this segment runs under.
-  if (t->state == FiberState::Running) return no_switch(trap_outcome(runtime::TrapKind::CrossHostFrame));
+  if (t->state == FiberState::Running) return no_switch(trap_outcome(TrapKind::CrossHostFrame));
   if (t->state == FiberState::Waiting) return plan_suspend_to(target, tag, payload, slots);
-  if (!t->stack && !ensure_started(t, true)) return no_switch(trap_outcome(runtime::TrapKind::TooManyFibers));
+  if (!t->stack && !ensure_started(t, true)) return no_switch(trap_outcome(TrapKind::TooManyFibers));
   // T takes C's place on the chain.
   WasmFiber* c = state_.current;
   c->state = FiberState::Suspended;
@@ -407,7 +367,7 @@ FiberRuntime::SwitchPlan FiberRuntime::plan_switch_to(uint64_t self, uint64_t ta
 }
 
 FiberOutcome FiberRuntime::retire(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots) {
-  if (!is_current(self)) return trap_outcome(runtime::TrapKind::NotRunningFiber);
+  if (!is_current(self)) return trap_outcome(TrapKind::NotRunningFiber);
   WasmFiber* c = state_.current;
   WasmFiber* p = c->parent;
   release_descendants(c);
@@ -422,16 +382,16 @@ FiberOutcome FiberRuntime::retire(uint64_t self, uint64_t tag, const Slot* paylo
 
 FiberOutcome FiberRuntime::retireto(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload,
                                     uint32_t slots) {
-  if (!is_current(self)) return trap_outcome(runtime::TrapKind::NotRunningFiber);
+  if (!is_current(self)) return trap_outcome(TrapKind::NotRunningFiber);
   FiberOutcome trap;
   WasmFiber* t = fiber_operand(target, trap);
   if (!t) return trap;
-  if (t == state_.current) return trap_outcome(runtime::TrapKind::FiberActive);
+  if (t == state_.current) return trap_outcome(TrapKind::FiberActive);
   // Running but not current (it made the host call this segment runs under),
   // or waiting below that host frame.
   if (t->state == FiberState::Running || (t->state == FiberState::Waiting && !is_ancestor(t)))
-    return trap_outcome(runtime::TrapKind::CrossHostFrame);
-  if (!ensure_started(t, true)) return trap_outcome(runtime::TrapKind::TooManyFibers);
+    return trap_outcome(TrapKind::CrossHostFrame);
+  if (!ensure_started(t, true)) return trap_outcome(TrapKind::TooManyFibers);
   WasmFiber* c = state_.current;
   WasmFiber* p = c->parent;
   if (t->state == FiberState::Waiting) {
@@ -454,11 +414,11 @@ FiberOutcome FiberRuntime::retireto(uint64_t self, uint64_t target, uint64_t tag
 FiberOutcome FiberRuntime::release(uint64_t target) {
   bool stale = false;
   WasmFiber* t = table_.resolve(target, stale);
-  if (!t) return stale ? done_outcome() : trap_outcome(runtime::TrapKind::NullFiber);
+  if (!t) return stale ? done_outcome() : trap_outcome(TrapKind::NullFiber);
   if (t->state == FiberState::Running || t->state == FiberState::Waiting)
-    return trap_outcome(runtime::TrapKind::FiberActive);
+    return trap_outcome(TrapKind::FiberActive);
   kill(t);
   return done_outcome();
 }
 
-}  // namespace weft::interpreter
+}  // namespace weft::runtime

@@ -1,10 +1,11 @@
-// Execution of the fiber extension by the interpreter (docs/fibers.md §6):
-// every started Wasm fiber runs its own invocation of the dispatch loop on its
-// own native stack (fibers::fiber_context), with its own Wasm frames and
-// operand slots carved from the same pooled stack. A switching instruction
-// does the bookkeeping here, puts the event payload in the transfer area and
-// switches native contexts; the context switched to learns what happened from
-// the FiberOutcome its own switch call returns.
+// Execution of the fiber extension, shared by both tiers (docs/fibers.md §6):
+// every started Wasm fiber runs on its own native stack (fibers::fiber_context),
+// with its own Wasm frames and operand slots carved from the same pooled
+// stack; the tier that runs the fiber's function (a FiberBodyRunner: the
+// interpreter's, interpreter/fiber_body.cc, or the JIT's) runs its body there.
+// A switching instruction does the bookkeeping here, puts the event payload in
+// the transfer area and switches native contexts; the context switched to
+// learns what happened from the FiberOutcome its own switch call returns.
 #pragma once
 
 #include <cstdint>
@@ -13,23 +14,23 @@
 #include <type_traits>
 #include <vector>
 
+#include <span>
+
 #include "core/result.h"
 #include "fibers/dispatch.h"
 #include "fibers/stack_pool.h"
 #include "fibers/wasm_fiber.h"
-#include "interpreter/code.h"
+#include "runtime/slot.h"
 #include "runtime/store.h"
 #include "runtime/trap.h"
 
-namespace weft::interpreter {
-
-class Interpreter;
+namespace weft::runtime {
 
 // The clauses in scope at one suspension point, as a perfect-hash table from
 // tag identity to clause (docs/fibers.md §7).
 struct DispatchSite {
   struct Clause {
-    uint32_t code_pos;      // first word of the clause in CompiledFunction::code
+    uint32_t code_pos;      // first word of the clause in the tier's code (interpreter: CompiledFunction::code)
     uint32_t payload_slot;  // frame slot where the tag's params are delivered
     uint32_t tag_index;     // for `weft inspect`
   };
@@ -54,7 +55,7 @@ struct FiberOutcome {
     Done,    // the instruction completed without switching (fiber.release)
   };
   Kind kind = Kind::Done;
-  runtime::TrapKind trap = runtime::TrapKind::Unreachable;
+  TrapKind trap = TrapKind::Unreachable;
   uint64_t tag = 0;
 };
 
@@ -81,23 +82,29 @@ static_assert(std::is_standard_layout_v<SwitchState>);
 // area (it never shrinks below it).
 inline constexpr uint32_t kInlinePayloadSlots = 16;
 
-// A tier that runs fiber bodies as its own code (the JIT) plugs in here; a
-// fiber whose function it does not run stays with the interpreter. Called
+// A tier runs fiber bodies as its own code through this: the interpreter's
+// runs every function (the default), the JIT's the ones it compiled. Called
 // once per fiber start, never per instruction.
 class FiberBodyRunner {
  public:
   virtual ~FiberBodyRunner() = default;
-  virtual bool runs(const runtime::FuncInstance* fn) const = 0;
-  // Runs `fn` in the running fiber (its arguments at fp[0..), the fiber's
-  // ExecStack current) from its entry, or — `deliver_event` — at its
-  // function-level clause for the event in the transfer area. Leaves the
-  // results at fp[0..).
-  virtual Result<void> run(runtime::FuncInstance* fn, Slot* fp, bool deliver_event) = 0;
+  virtual bool runs(const FuncInstance* fn) const = 0;
+  // Runs `fn` in the running fiber, whose ExecStack `exec` is current and
+  // whose frame starts at fp (the slots above exec's base): checks the frame
+  // fits, places `handle` (the fiber itself) at fp[0] and `args` after it,
+  // and runs from the entry or — `deliver_event` — at the function-level
+  // clause for the event in the transfer area. Leaves the results at fp[0..).
+  virtual Result<void> run(FuncInstance* fn, Slot* fp, const ExecStack& exec, uint64_t handle,
+                           std::span<const uint64_t> args, bool deliver_event) = 0;
 };
 
 class FiberRuntime {
  public:
-  explicit FiberRuntime(Interpreter& interp);
+  // `current_stack`: where the tiers keep the running context's ExecStack
+  // (switches update it); `default_body`: the runner of every function no
+  // other runner (set_body_runner) takes; `frame_bytes`: the size of one call
+  // frame of that runner, whose frames sit at the top of each fiber's area.
+  FiberRuntime(Store& store, ExecStack** current_stack, FiberBodyRunner& default_body, size_t frame_bytes);
   ~FiberRuntime();
   FiberRuntime(const FiberRuntime&) = delete;
   FiberRuntime& operator=(const FiberRuntime&) = delete;
@@ -109,7 +116,7 @@ class FiberRuntime {
   // The instructions that do not switch (new, release) or never return
   // (retire, retireto: only when they trap). `payload` points at the operand
   // slots of the event arguments (or the function arguments for new/spawn).
-  FiberOutcome new_fiber(runtime::FuncInstance* fn, const Slot* args, uint32_t slots, uint64_t& handle);
+  FiberOutcome new_fiber(FuncInstance* fn, const Slot* args, uint32_t slots, uint64_t& handle);
   FiberOutcome retire(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots);
   FiberOutcome retireto(uint64_t self, uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
   FiberOutcome release(uint64_t target);
@@ -126,7 +133,7 @@ class FiberRuntime {
     fiber_context* dest = nullptr;  // nullptr: no switch; the result is in the outcome (outcome())
     fiber_context* save = nullptr;  // where the caller's context is kept
   };
-  SwitchPlan plan_spawn(runtime::FuncInstance* fn, const Slot* args, uint32_t slots);
+  SwitchPlan plan_spawn(FuncInstance* fn, const Slot* args, uint32_t slots);
   SwitchPlan plan_resume(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
   SwitchPlan plan_suspend(uint64_t self, uint64_t tag, const Slot* payload, uint32_t slots);
   SwitchPlan plan_suspend_to(uint64_t target, uint64_t tag, const Slot* payload, uint32_t slots);
@@ -187,7 +194,7 @@ class FiberRuntime {
   // resumed by transfer() or a finishing fiber: what a switch call returning
   // `from` (the raw saved context it delivered, may be null) must do, then the
   // outcome. `mine` is the resumed context's stack, made current again.
-  FiberOutcome arrived_raw(void* from, runtime::ExecStack* mine);
+  FiberOutcome arrived_raw(void* from, ExecStack* mine);
   void set_body_runner(FiberBodyRunner* runner) { runner_ = runner; }
   // The outcome of the last plan_* that did not switch, or of the last switch.
   const FiberOutcome& outcome() const { return state_.outcome; }
@@ -201,7 +208,7 @@ class FiberRuntime {
 
   // Inline: it runs on every switch with a payload.
   void set_payload(uint64_t tag, const Slot* payload, uint32_t slots) {
-    state_.outcome = FiberOutcome{FiberOutcome::Kind::Event, runtime::TrapKind::Unreachable, tag};
+    state_.outcome = FiberOutcome{FiberOutcome::Kind::Event, TrapKind::Unreachable, tag};
     uint64_t* out = payload_area(slots);
     // Most events carry zero or one value: no call to memcpy for those.
     if (slots == 1)
@@ -259,7 +266,10 @@ class FiberRuntime {
   void release_descendants(fibers::WasmFiber* f);
   void orphan_children(fibers::WasmFiber* f);
 
-  Interpreter& interp_;
+  Store& store_;
+  ExecStack** current_stack_;
+  FiberBodyRunner& default_body_;
+  size_t frame_bytes_;
   FiberBodyRunner* runner_ = nullptr;
   size_t native_stack_bytes_;  // the native part at the bottom of each fiber stack
   fibers::StackPool pool_;
@@ -275,4 +285,4 @@ class FiberRuntime {
   fibers::Stack dying_stack_;
 };
 
-}  // namespace weft::interpreter
+}  // namespace weft::runtime
