@@ -1,7 +1,7 @@
 // Wasm fiber objects (docs/fibers.md §1, §8): states, resume-parent and
-// children links, and generation-checked 64-bit handles. Executors (the
-// interpreter, later the JIT) attach a native fiber_context and stack to each
-// started fiber; this layer only keeps the bookkeeping every executor shares.
+// children links, and generation-checked 64-bit handles. The fiber runtime
+// both tiers share (runtime/fiber_runtime.h) attaches a native fiber_context
+// and stack to each started fiber; this layer only keeps the bookkeeping.
 #pragma once
 
 #include <cstdint>

@@ -192,6 +192,18 @@ class Translator {
   void do_event(uint32_t tag_index, uint32_t clause_offset);
   uint32_t take_payload(size_t entries);
   void emit_fiber_op(const Instruction& in);
+  // A fiber instruction that delivers an event: op, its dispatch site (none
+  // for retire/retireto, which never come back), the fiber operands, then the
+  // tag identity and the payload's first slot and width.
+  void emit_event(IOp op, const DispatchSite* site, std::initializer_list<uint32_t> fibers,
+                  const runtime::TagInstance* tag, uint32_t payload) {
+    emit_op(op);
+    if (site) emit_ptr(site);
+    for (uint32_t slot : fibers) emit(slot);
+    emit(uint32_t(tag->id));
+    emit(payload);
+    emit(tag->param_slots);
+  }
   // The slot contents of a constant instruction (t.const, ref.null, ref.func), else nullopt.
   std::optional<uint64_t> constant_bits(const Instruction& in) const {
     switch (in.op) {
@@ -407,73 +419,35 @@ void Translator::emit_fiber_op(const Instruction& in) {
       const runtime::TagInstance* tag = tag_of(in.index2);
       uint32_t payload = take_payload(tag->type->params.size());
       Entry target = pop();
-      DispatchSite* site = new_site(in.offset);
       uint32_t result_slots = 0;
       for (ValType t : g.results) result_slots += width_of(t);
-      emit_op(op == Opcode::FiberResume ? IOp::IFiberResume : IOp::IFiberSuspendTo);
-      emit_ptr(site);
-      emit(target.slot);
-      emit(uint32_t(tag->id));
-      emit(payload);
-      emit(tag->param_slots);
+      emit_event(op == Opcode::FiberResume ? IOp::IFiberResume : IOp::IFiberSuspendTo, new_site(in.offset),
+                 {target.slot}, tag, payload);
       emit(next_home());
       emit(result_slots);
       push_results(g.results);
       return;
     }
-    case Opcode::FiberSuspend: {
-      const runtime::TagInstance* tag = tag_of(in.index);
-      uint32_t payload = take_payload(tag->type->params.size());
-      Entry self = pop();
-      DispatchSite* site = new_site(in.offset);
-      emit_op(IOp::IFiberSuspend);
-      emit_ptr(site);
-      emit(self.slot);
-      emit(uint32_t(tag->id));
-      emit(payload);
-      emit(tag->param_slots);
-      set_unreachable();
-      return;
-    }
-    case Opcode::FiberSwitch: {
-      const runtime::TagInstance* tag = tag_of(in.index2);  // in.index, $g: only typing depends on it
-      uint32_t payload = take_payload(tag->type->params.size());
-      Entry target = pop();
-      Entry self = pop();
-      DispatchSite* site = new_site(in.offset);
-      emit_op(IOp::IFiberSwitch);
-      emit_ptr(site);
-      emit(self.slot);
-      emit(target.slot);
-      emit(uint32_t(tag->id));
-      emit(payload);
-      emit(tag->param_slots);
-      set_unreachable();
-      return;
-    }
+    case Opcode::FiberSuspend:
     case Opcode::FiberRetire: {
       const runtime::TagInstance* tag = tag_of(in.index);
       uint32_t payload = take_payload(tag->type->params.size());
       Entry self = pop();
-      emit_op(IOp::IFiberRetire);
-      emit(self.slot);
-      emit(uint32_t(tag->id));
-      emit(payload);
-      emit(tag->param_slots);
+      if (op == Opcode::FiberSuspend) emit_event(IOp::IFiberSuspend, new_site(in.offset), {self.slot}, tag, payload);
+      else emit_event(IOp::IFiberRetire, nullptr, {self.slot}, tag, payload);  // never comes back: no site
       set_unreachable();
       return;
     }
+    case Opcode::FiberSwitch:
     case Opcode::FiberRetireto: {
-      const runtime::TagInstance* tag = tag_of(in.index2);
+      const runtime::TagInstance* tag = tag_of(in.index2);  // in.index, $g: only typing depends on it
       uint32_t payload = take_payload(tag->type->params.size());
       Entry target = pop();
       Entry self = pop();
-      emit_op(IOp::IFiberRetireto);
-      emit(self.slot);
-      emit(target.slot);
-      emit(uint32_t(tag->id));
-      emit(payload);
-      emit(tag->param_slots);
+      if (op == Opcode::FiberSwitch)
+        emit_event(IOp::IFiberSwitch, new_site(in.offset), {self.slot, target.slot}, tag, payload);
+      else
+        emit_event(IOp::IFiberRetireto, nullptr, {self.slot, target.slot}, tag, payload);
       set_unreachable();
       return;
     }

@@ -1,10 +1,11 @@
 // The JIT tier as a runtime Executor. It owns an interpreter for everything
-// the JIT does not run (functions it cannot compile) and whose fiber runtime
-// both tiers share: every function the compiler accepts gets native code (one
+// the JIT does not run (functions it cannot compile), which holds the fiber
+// runtime both tiers share (runtime/fiber_runtime.h): every function the
+// compiler accepts gets native code (one
 // code block per instance) as its FuncInstance::native_entry; the interpreter
 // translates the others, and any compiled function only if it is ever
 // interpreted. Fibers whose function is JIT code run it on their own native
-// stacks (FiberBodyRunner).
+// stacks (a runtime::FiberBodyRunner, as the interpreter's fiber_body.cc).
 #pragma once
 
 #include <asmjit/core.h>

@@ -1,6 +1,7 @@
 // The fuel meter's prices (Config::fuel, `weft run --fuel`), defined once and
 // compiled into both tiers' code, so that a budget runs out at the same point
-// on the interpreter and on the JIT (`jit_differential --fuel` checks it).
+// on the interpreter and on the JIT (`make differential-fuel`, which runs
+// `jit_differential --random-fuel`, checks it).
 // Only what can take unbounded time is priced; straight-line code is free.
 #pragma once
 

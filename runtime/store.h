@@ -1,6 +1,6 @@
 // The Store: owner of every runtime object, the interned function types, the
-// execution stack of the thread using it, and the executor (interpreter, later
-// JIT) that runs Wasm code.
+// execution stack of the thread using it, and the executor (the interpreter,
+// or the JIT with the interpreter behind it) that runs Wasm code.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 
 #include "core/leb128.h"
 #include "core/opcodes.h"
+#include "tests/validator/code_builder.h"
 #include "validator/validator.h"
 
 namespace weft::validator {
@@ -15,40 +16,7 @@ namespace {
 
 using O = Opcode;
 
-// Encodes instruction bytes: Code().op(O::I32Const).s32(1).op(O::End).
-struct Code {
-  std::vector<uint8_t> bytes;
-  Code& op(Opcode o) {
-    const OpcodeInfo& info = opcode_info(o);
-    if (info.prefix) {
-      bytes.push_back(info.prefix);
-      write_leb_u32(bytes, info.code);
-    } else {
-      bytes.push_back(uint8_t(info.code));
-    }
-    return *this;
-  }
-  Code& u32(uint32_t v) { write_leb_u32(bytes, v); return *this; }
-  Code& s32(int32_t v) { write_leb_s32(bytes, v); return *this; }
-  Code& byte(uint8_t b) { bytes.push_back(b); return *this; }
-  Code& zeros(size_t n) { bytes.insert(bytes.end(), n, 0); return *this; }
-  // Value types inside code (block types, select t).
-  Code& ref(uint32_t type) { bytes.push_back(0x64); write_leb_s64(bytes, type); return *this; }
-  Code& ref_null(uint32_t type) { bytes.push_back(0x63); write_leb_s64(bytes, type); return *this; }
-  Code& fiberref() { return byte(0x5B); }
-  // Shorthands.
-  Code& get(uint32_t local) { return op(O::LocalGet).u32(local); }
-  Code& i32(int32_t v) { return op(O::I32Const).s32(v); }
-  Code& null(uint32_t type) { op(O::RefNull); write_leb_s64(bytes, type); return *this; }  // ref.null $g
-  Code& null_fiber() { return op(O::RefNull).byte(0x5B); }
-  Code& handle() { return op(O::Handle).byte(0x40); }
-  Code& event(uint32_t tag) { return op(O::Event).u32(tag); }
-  Code& end() { return op(O::End); }
-  // Records the current offset (an instruction about to be emitted, or the
-  // first instruction of a clause right after `event`).
-  Code& mark(uint32_t& at) { at = uint32_t(bytes.size()); return *this; }
-  ConstExpr expr() const { return ConstExpr{bytes}; }
-};
+using test::Code;
 
 constexpr ValType i32 = ValType::i32(), i64 = ValType::i64(),
                   funcref = ValType::funcref(), externref = ValType::externref();

@@ -9,32 +9,14 @@
 
 #include "core/leb128.h"
 #include "core/opcodes.h"
+#include "tests/validator/code_builder.h"
 
 namespace weft::validator {
 namespace {
 
 using O = Opcode;
 
-// Encodes instruction bytes: Code().op(O::I32Const).s32(1).op(O::End).
-struct Code {
-  std::vector<uint8_t> bytes;
-  Code& op(Opcode o) {
-    const OpcodeInfo& info = opcode_info(o);
-    if (info.prefix) {
-      bytes.push_back(info.prefix);
-      write_leb_u32(bytes, info.code);
-    } else {
-      bytes.push_back(uint8_t(info.code));
-    }
-    return *this;
-  }
-  Code& u32(uint32_t v) { write_leb_u32(bytes, v); return *this; }
-  Code& s32(int32_t v) { write_leb_s32(bytes, v); return *this; }
-  Code& byte(uint8_t b) { bytes.push_back(b); return *this; }
-  Code& memarg(uint32_t align, uint32_t offset = 0) { return u32(align).u32(offset); }
-  Code& zeros(size_t n) { bytes.insert(bytes.end(), n, 0); return *this; }
-  ConstExpr expr() const { return ConstExpr{bytes}; }
-};
+using test::Code;
 
 constexpr ValType i32 = ValType::i32(), i64 = ValType::i64(), f32 = ValType::f32(),
                   funcref = ValType::funcref(), externref = ValType::externref();
