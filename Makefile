@@ -20,10 +20,13 @@ build: deps
 	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Unit tests and spec tests (ctest), then the AArch64 tests under qemu when
-# scripts/test-arm64.sh exists, then every fuzzer for 60 s (fuzz-smoke).
+# Tree checks (no build outputs tracked; docs/architecture.md's paths and link
+# graph match the tree), unit tests and spec tests (ctest), then the AArch64
+# tests under qemu when scripts/test-arm64.sh exists, then every fuzzer for
+# 60 s (fuzz-smoke).
 test: build
 	bash scripts/check-tree.sh
+	bash scripts/check-architecture.sh
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
 	@if [ -f scripts/test-arm64.sh ]; then $(MAKE) --no-print-directory test-arm64; \
 	else echo "test-arm64: scripts/test-arm64.sh not present; skipped"; fi
