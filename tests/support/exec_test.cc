@@ -36,4 +36,13 @@ Config tier_config(Tier tier) {
   return config;
 }
 
+std::string with_tier(const std::string& args, Tier tier) {
+  if (args.find("--tier") != std::string::npos) return args;
+  for (const std::string subcommand : {"run ", "wast "}) {
+    if (args.rfind(subcommand, 0) == 0)
+      return subcommand + "--tier=" + tier_cli_name(tier) + " " + args.substr(subcommand.size());
+  }
+  return args;
+}
+
 }  // namespace weft::test

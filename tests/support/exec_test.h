@@ -30,6 +30,11 @@ const char* tier_name(Tier tier);  // "Interpreter", "Jit"
 // The tier's name as `weft --tier=` spells it: "interp", "jit".
 const char* tier_cli_name(Tier tier);
 
+// A `weft` command line for `tier`: `run …` and `wast …` get --tier=… after
+// the subcommand unless they name a tier already; other commands are returned
+// as they are.
+std::string with_tier(const std::string& args, Tier tier);
+
 // Config{} with `tier` set.
 Config tier_config(Tier tier);
 

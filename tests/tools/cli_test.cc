@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/exec_test.h"
 #include "tests/support/scratch.h"
 
 namespace {
@@ -14,11 +15,15 @@ namespace fs = std::filesystem;
 using weft::test::CliResult;
 using weft::test::slurp;
 
-class Cli : public ::testing::Test {
+// Every test runs on every tier: `weft run` and `weft wast` commands that
+// name no tier get the one under test.
+class Cli : public weft::test::ExecTest {
  protected:
   fs::path write(const std::string& name, const std::string& contents) { return scratch_.write(name, contents); }
   // Runs `weft ARGS` (ARGS already shell-quoted) and captures both streams.
-  CliResult weft(const std::string& args) { return weft::test::run_cli(WEFT_CLI_PATH, args, dir_); }
+  CliResult weft(const std::string& args) {
+    return weft::test::run_cli(WEFT_CLI_PATH, weft::test::with_tier(args, tier()), dir_);
+  }
   std::string q(const fs::path& p) { return weft::test::shell_quote(p); }
 
   weft::test::ScratchDir scratch_{"weft_cli"};
@@ -32,20 +37,23 @@ const char* kAddWat = R"wast((module
   (memory (export "mem") 1))
 )wast";
 
-TEST_F(Cli, NoArgumentsIsAUsageError) {
+INSTANTIATE_TEST_SUITE_P(Exec, Cli, ::testing::ValuesIn(weft::test::available_tiers()),
+                         weft::test::TierParamName());
+
+TEST_P(Cli, NoArgumentsIsAUsageError) {
   CliResult r = weft("");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_FALSE(r.err.empty());
 }
 
-TEST_F(Cli, HelpAndVersionSucceed) {
+TEST_P(Cli, HelpAndVersionSucceed) {
   EXPECT_EQ(weft("--help").exit_code, 0);
   CliResult r = weft("--version");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("weft"), std::string::npos);
 }
 
-TEST_F(Cli, UnknownCommandAndOption) {
+TEST_P(Cli, UnknownCommandAndOption) {
   CliResult r = weft("frobnicate x");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
@@ -54,7 +62,7 @@ TEST_F(Cli, UnknownCommandAndOption) {
   EXPECT_NE(r.err.find("frobnicate"), std::string::npos) << r.err;
 }
 
-TEST_F(Cli, MissingFileIsAUsageError) {
+TEST_P(Cli, MissingFileIsAUsageError) {
   for (const char* command : {"run", "validate", "wast", "wat2wasm"}) {
     CliResult r = weft(std::string(command) + " " + q(dir_ / "missing.wasm"));
     EXPECT_EQ(r.exit_code, 2) << command;
@@ -62,14 +70,14 @@ TEST_F(Cli, MissingFileIsAUsageError) {
   }
 }
 
-TEST_F(Cli, UnknownTierIsRejected) {
+TEST_P(Cli, UnknownTierIsRejected) {
   fs::path wat = write("add.wat", kAddWat);
   CliResult r = weft("run --tier=turbo --invoke add " + q(wat) + " 1 2");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unsupported tier 'turbo'"), std::string::npos) << r.err;
 }
 
-TEST_F(Cli, InspectDisasmPrintsJitCode) {
+TEST_P(Cli, InspectDisasmPrintsJitCode) {
   fs::path wat = write("add.wat", kAddWat);
   CliResult r = weft("inspect --disasm add " + q(wat));
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -77,14 +85,14 @@ TEST_F(Cli, InspectDisasmPrintsJitCode) {
   EXPECT_NE(r.out.find("ret"), std::string::npos) << r.out;
 }
 
-TEST_F(Cli, JitTierRunsTheSameProgram) {
+TEST_P(Cli, JitTierRunsTheSameProgram) {
   fs::path wat = write("add.wat", kAddWat);
   CliResult r = weft("run --tier=jit --invoke add " + q(wat) + " 1 2");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, weft("run --tier=interp --invoke add " + q(wat) + " 1 2").out);
 }
 
-TEST_F(Cli, InvokePrintsResults) {
+TEST_P(Cli, InvokePrintsResults) {
   fs::path wat = write("add.wat", kAddWat);
   CliResult r = weft("run --invoke add " + q(wat) + " 40 2");
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -97,7 +105,7 @@ TEST_F(Cli, InvokePrintsResults) {
   EXPECT_EQ(r.out, "-inf\n") << r.err;
 }
 
-TEST_F(Cli, InvokeArgumentErrors) {
+TEST_P(Cli, InvokeArgumentErrors) {
   fs::path wat = write("add.wat", kAddWat);
   CliResult r = weft("run --invoke add " + q(wat) + " 1");
   EXPECT_EQ(r.exit_code, 2);
@@ -115,21 +123,21 @@ TEST_F(Cli, InvokeArgumentErrors) {
   EXPECT_NE(r.err.find("no _start export; use --invoke NAME"), std::string::npos) << r.err;
 }
 
-TEST_F(Cli, TrapIsReported) {
+TEST_P(Cli, TrapIsReported) {
   fs::path wat = write("add.wat", kAddWat);
   CliResult r = weft("run --invoke boom " + q(wat));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("error: trap: unreachable"), std::string::npos) << r.err;
 }
 
-TEST_F(Cli, RunsStart) {
+TEST_P(Cli, RunsStart) {
   fs::path wat = write("start.wat", R"wast((module (func (export "_start") (drop (i32.const 1)))))wast");
   CliResult r = weft("run " + q(wat));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
 }
 
-TEST_F(Cli, UnknownWasiImportIsUnlinkable) {
+TEST_P(Cli, UnknownWasiImportIsUnlinkable) {
   fs::path wat = write("wasi.wat", R"wast((module
     (import "wasi_snapshot_preview1" "fd_bogus" (func (param i32 i32 i32 i32) (result i32)))
     (func (export "_start"))))wast");
@@ -139,7 +147,7 @@ TEST_F(Cli, UnknownWasiImportIsUnlinkable) {
   EXPECT_NE(r.err.find("fd_bogus"), std::string::npos) << r.err;
 }
 
-TEST_F(Cli, ValidateReportsMalformedBinaryWithOffset) {
+TEST_P(Cli, ValidateReportsMalformedBinaryWithOffset) {
   // A type section that claims 5 bytes but ends after 1.
   fs::path wasm = write("bad.wasm", std::string("\0asm\1\0\0\0\1\5\1", 11));
   CliResult r = weft("validate " + q(wasm));
@@ -151,7 +159,7 @@ TEST_F(Cli, ValidateReportsMalformedBinaryWithOffset) {
   EXPECT_NE(r.err.find("offset 0x"), std::string::npos) << r.err;
 }
 
-TEST_F(Cli, ValidateTextModules) {
+TEST_P(Cli, ValidateTextModules) {
   CliResult r = weft("validate " + q(write("ok.wat", kAddWat)));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "valid\n");
@@ -164,7 +172,7 @@ TEST_F(Cli, ValidateTextModules) {
   EXPECT_NE(r.err.find("1:"), std::string::npos) << r.err;  // line:column
 }
 
-TEST_F(Cli, Wat2WasmRoundTrip) {
+TEST_P(Cli, Wat2WasmRoundTrip) {
   fs::path wat = write("add.wat", kAddWat);
   fs::path wasm = dir_ / "out.wasm";
   CliResult r = weft("wat2wasm " + q(wat) + " -o " + q(wasm));
@@ -182,7 +190,7 @@ TEST_F(Cli, Wat2WasmRoundTrip) {
   EXPECT_EQ(weft("wat2wasm --no-check " + q(invalid) + " -o " + q(wasm)).exit_code, 0);
 }
 
-TEST_F(Cli, WastPassAndFail) {
+TEST_P(Cli, WastPassAndFail) {
   fs::path pass = write("pass.wast", R"wast((module (func (export "f") (result i32) (i32.const 1)))
 (assert_return (invoke "f") (i32.const 1))
 )wast");
@@ -212,7 +220,7 @@ TEST_F(Cli, WastPassAndFail) {
 
 // A script that does not parse runs no check, so its error is the only
 // explanation of the failure: every mode must show it with its location.
-TEST_F(Cli, WastParseErrorShowsMessageAndLocationInEveryMode) {
+TEST_P(Cli, WastParseErrorShowsMessageAndLocationInEveryMode) {
   fs::path bad = write("bad.wast", "(module)\n(module\n  (bogus))\n");
   for (const char* mode : {"", "-v ", "-q "}) {
     CliResult r = weft(std::string("wast ") + mode + q(bad));
@@ -223,7 +231,7 @@ TEST_F(Cli, WastParseErrorShowsMessageAndLocationInEveryMode) {
   }
 }
 
-TEST_F(Cli, DemoExampleRuns) {
+TEST_P(Cli, DemoExampleRuns) {
   CliResult r = weft(std::string("run --invoke fib '") + WEFT_EXAMPLES_DIR + "/fib.wat' 50");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "12586269025\n");

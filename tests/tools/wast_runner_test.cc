@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/exec_test.h"
+
 namespace weft::tools {
 namespace {
 
@@ -154,13 +156,19 @@ TEST(WastAssertions, Descriptions) {
   EXPECT_EQ(describe(expect(Kind::Exact, ValType::i64(), 5)), "i64:5");
 }
 
-// ─── Whole scripts (text parser + API + interpreter) ─────────────────────────
+// ─── Whole scripts (text parser + API + each tier) ───────────────────────────
 
-WastReport run(std::string_view source) {
+WastReport run(Tier tier, std::string_view source) {
   WastOptions options;
+  options.config.tier = tier;
   options.trace = true;
   return run_wast_source(source, options);
 }
+// Scripts that fail before running anything: the tier does not matter.
+WastReport run(std::string_view source) { return run(Tier::Interpreter, source); }
+
+// The scripts that execute code run on every tier.
+WEFT_EXEC_SUITE(WastScriptsRun);
 
 std::string failures_of(const WastReport& report) {
   std::string s;
@@ -168,8 +176,8 @@ std::string failures_of(const WastReport& report) {
   return s;
 }
 
-TEST(WastScripts, EveryCommandKindPasses) {
-  WastReport report = run(R"wast(
+WEFT_EXEC_TEST(WastScriptsRun, EveryCommandKindPasses) {
+  WastReport report = run(tier(), R"wast(
     (module $m
       (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1)))
       (func (export "div") (param i32 i32) (result i32) (i32.div_u (local.get 0) (local.get 1)))
@@ -200,8 +208,8 @@ TEST(WastScripts, EveryCommandKindPasses) {
   EXPECT_EQ(report.passed, 18u);
 }
 
-TEST(WastScripts, ReportsFailuresWithLines) {
-  WastReport report = run(R"wast((module
+WEFT_EXEC_TEST(WastScriptsRun, ReportsFailuresWithLines) {
+  WastReport report = run(tier(), R"wast((module
   (func (export "one") (result i32) (i32.const 1)))
 (assert_return (invoke "one") (i32.const 2))
 (assert_trap (invoke "one") "unreachable")
@@ -220,8 +228,8 @@ TEST(WastScripts, ReportsFailuresWithLines) {
   EXPECT_EQ(report.trace.size(), 6u);
 }
 
-TEST(WastScripts, ActionsOnAFailedModuleFail) {
-  WastReport report = run(R"wast(
+WEFT_EXEC_TEST(WastScriptsRun, ActionsOnAFailedModuleFail) {
+  WastReport report = run(tier(), R"wast(
     (module (import "nowhere" "f" (func)) (func (export "f")))
     (assert_return (invoke "f"))
   )wast");

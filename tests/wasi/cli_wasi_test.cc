@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/exec_test.h"
 #include "tests/support/scratch.h"
 
 namespace {
@@ -14,14 +15,18 @@ namespace fs = std::filesystem;
 
 using weft::test::CliResult;
 
-class RunWasi : public ::testing::Test {
+// Every test runs `weft run` on every tier (--tier).
+class RunWasi : public weft::test::ExecTest {
  protected:
   // Writes a module into the scratch directory; returns its quoted path.
   std::string module(const std::string& name, const std::string& text) {
     return weft::test::shell_quote(scratch_.write(name, text));
   }
   // Runs `weft ARGS` (ARGS already shell-quoted) in dir_; a signal shows as 128+N.
-  CliResult weft(const std::string& args) { return weft::test::run_cli(WEFT_CLI_PATH, args, dir_); }
+  // `weft run …` commands get the tier under test.
+  CliResult weft(const std::string& args) {
+    return weft::test::run_cli(WEFT_CLI_PATH, weft::test::with_tier(args, tier()), dir_);
+  }
 
   weft::test::ScratchDir scratch_{"weft_run_wasi"};
   const fs::path& dir_ = scratch_.path();
@@ -39,20 +44,23 @@ const char* kHello = R"((module
     (i32.mul (local.get 0) (i32.const 2))))
 )";
 
-TEST_F(RunWasi, HelloFromText) {
+INSTANTIATE_TEST_SUITE_P(Exec, RunWasi, ::testing::ValuesIn(weft::test::available_tiers()),
+                         weft::test::TierParamName());
+
+TEST_P(RunWasi, HelloFromText) {
   CliResult r = weft("run " + module("hello.wat", kHello));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "hi\n");
   EXPECT_EQ(r.err, "");
 }
 
-TEST_F(RunWasi, InvokeWithWasi) {
+TEST_P(RunWasi, InvokeWithWasi) {
   CliResult r = weft("run --invoke twice " + module("hello.wat", kHello) + " 21");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "hi\n42\n");
 }
 
-TEST_F(RunWasi, ProcExitCodeIsTheExitStatus) {
+TEST_P(RunWasi, ProcExitCodeIsTheExitStatus) {
   std::string m = module("exit.wat", R"((module
     (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
     (memory (export "memory") 1)
@@ -63,7 +71,7 @@ TEST_F(RunWasi, ProcExitCodeIsTheExitStatus) {
   EXPECT_EQ(r.err, "");  // an exit is not a trap
 }
 
-TEST_F(RunWasi, ProcExitInTheStartFunction) {
+TEST_P(RunWasi, ProcExitInTheStartFunction) {
   std::string m = module("start_exit.wat", R"((module
     (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
     (func $init (call $exit (i32.const 5)))
@@ -73,7 +81,7 @@ TEST_F(RunWasi, ProcExitInTheStartFunction) {
   EXPECT_EQ(r.exit_code, 5) << r.err;
 }
 
-TEST_F(RunWasi, TrapPrintsMessageAndBacktrace) {
+TEST_P(RunWasi, TrapPrintsMessageAndBacktrace) {
   std::string m = module("trap.wat", R"((module
     (memory (export "memory") 1)
     (func $boom unreachable)
@@ -84,7 +92,7 @@ TEST_F(RunWasi, TrapPrintsMessageAndBacktrace) {
   EXPECT_NE(r.err.find("  at "), std::string::npos) << r.err;
 }
 
-TEST_F(RunWasi, RunawayRecursionTrapsCleanly) {
+TEST_P(RunWasi, RunawayRecursionTrapsCleanly) {
   std::string m = module("rec.wat", R"((module
     (func $f (param i32) (result i32) (i32.add (call $f (i32.add (local.get 0) (i32.const 1))) (i32.const 1)))
     (func (export "_start") (drop (call $f (i32.const 0))))))");
@@ -93,7 +101,7 @@ TEST_F(RunWasi, RunawayRecursionTrapsCleanly) {
   EXPECT_NE(r.err.find("call stack exhausted"), std::string::npos) << r.err;
 }
 
-TEST_F(RunWasi, UnknownWasiFunction) {
+TEST_P(RunWasi, UnknownWasiFunction) {
   std::string m = module("unknown.wat", R"((module
     (import "wasi_snapshot_preview1" "fd_teleport" (func (param i32) (result i32)))
     (func (export "_start"))))");
@@ -103,7 +111,7 @@ TEST_F(RunWasi, UnknownWasiFunction) {
   EXPECT_NE(r.err.find("not a wasi_snapshot_preview1 function"), std::string::npos) << r.err;
 }
 
-TEST_F(RunWasi, MistypedWasiImport) {
+TEST_P(RunWasi, MistypedWasiImport) {
   std::string m = module("mistyped.wat", R"((module
     (import "wasi_snapshot_preview1" "fd_write" (func (param i64) (result i32)))
     (func (export "_start"))))");
@@ -118,7 +126,7 @@ TEST_F(RunWasi, MistypedWasiImport) {
   EXPECT_NE(r.err.find("incompatible import type"), std::string::npos) << r.err;
 }
 
-TEST_F(RunWasi, OtherModulesAreUnlinkable) {
+TEST_P(RunWasi, OtherModulesAreUnlinkable) {
   CliResult r = weft("run " + module("env.wat", R"((module (import "env" "f" (func)) (func (export "_start"))))"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("unknown import \"env\" \"f\""), std::string::npos) << r.err;
@@ -129,7 +137,7 @@ TEST_F(RunWasi, OtherModulesAreUnlinkable) {
   EXPECT_NE(r.err.find("only wasi_snapshot_preview1"), std::string::npos) << r.err;
 }
 
-TEST_F(RunWasi, HugeMemoryGrowFailsGracefully) {
+TEST_P(RunWasi, HugeMemoryGrowFailsGracefully) {
   // Each grow must return -1 (or succeed); exit 0 only if all of them behaved.
   std::string m = module("grow.wat", R"((module
     (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
@@ -145,7 +153,7 @@ TEST_F(RunWasi, HugeMemoryGrowFailsGracefully) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
-TEST_F(RunWasi, WasiCallWithoutMemoryExport) {
+TEST_P(RunWasi, WasiCallWithoutMemoryExport) {
   std::string m = module("nomem.wat", R"((module
     (import "wasi_snapshot_preview1" "fd_write" (func $w (param i32 i32 i32 i32) (result i32)))
     (memory 1)
@@ -155,7 +163,7 @@ TEST_F(RunWasi, WasiCallWithoutMemoryExport) {
   EXPECT_NE(r.err.find("no memory named \"memory\""), std::string::npos) << r.err;
 }
 
-TEST_F(RunWasi, HostilePointersAreErrnosNotCrashes) {
+TEST_P(RunWasi, HostilePointersAreErrnosNotCrashes) {
   // fd_write with an iovec claiming 4 GiB at the end of memory: EFAULT (21).
   std::string m = module("efault.wat", R"((module
     (import "wasi_snapshot_preview1" "fd_write" (func $w (param i32 i32 i32 i32) (result i32)))
@@ -168,7 +176,7 @@ TEST_F(RunWasi, HostilePointersAreErrnosNotCrashes) {
   EXPECT_EQ(r.exit_code, 21) << r.err;
 }
 
-TEST_F(RunWasi, CommandLineErrors) {
+TEST_P(RunWasi, CommandLineErrors) {
   std::string m = module("hello.wat", kHello);
   CliResult r = weft("run --dir ./does-not-exist " + m);
   EXPECT_EQ(r.exit_code, 2);
@@ -183,7 +191,7 @@ TEST_F(RunWasi, CommandLineErrors) {
   EXPECT_NE(r.err.find("_start"), std::string::npos) << r.err;
 }
 
-TEST_F(RunWasi, HelpDocumentsTheOptions) {
+TEST_P(RunWasi, HelpDocumentsTheOptions) {
   CliResult r = weft("run --help");
   EXPECT_EQ(r.exit_code, 0);
   for (const char* text : {"--dir", "--env", "--invoke", "HOST::GUEST", "proc_exit", "wasm32-wasi", "ENOTCAPABLE"})

@@ -2,7 +2,7 @@
 # Runs one C test program of tests/wasi/programs under weft and (in compare
 # mode) natively, then compares stdout and exit codes.
 #
-#   run_c_test.sh --weft WEFT --src FILE.c --work DIR [--mode compare|weft]
+#   run_c_test.sh --weft WEFT [--tier interp|jit] --src FILE.c --work DIR [--mode compare|weft]
 #                 [--stdin FILE] [--env K=V]... [--expect-stdout FILE]
 #                 [--expect-exit N|nonzero] [--expect-stderr TEXT] [-- ARGS...]
 #
@@ -16,11 +16,12 @@
 # Exits 77 (ctest SKIP_RETURN_CODE) when the wasm32-wasi toolchain is missing.
 set -u
 
-weft= src= work= mode=compare stdin_file=/dev/null expect_stdout= expect_exit= expect_stderr=
+weft= tier=interp src= work= mode=compare stdin_file=/dev/null expect_stdout= expect_exit= expect_stderr=
 envs=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --weft) weft=$2; shift 2 ;;
+    --tier) tier=$2; shift 2 ;;
     --src) src=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --mode) mode=$2; shift 2 ;;
@@ -69,7 +70,7 @@ fail() { echo "FAIL: $*"; status=1; }
 echo "outside the sandbox" >"$work/outside"
 mkdir "$work/wasm_cwd"
 before=$(ls -A "$work")
-(cd "$work/wasm_cwd" && "$weft" run --dir .::. ${weft_env[@]+"${weft_env[@]}"} "../$name.wasm" \
+(cd "$work/wasm_cwd" && "$weft" run --tier="$tier" --dir .::. ${weft_env[@]+"${weft_env[@]}"} "../$name.wasm" \
    ${args[@]+"${args[@]}"} <"$stdin_file" >"$work/wasm.out" 2>"$work/wasm.err")
 wasm_rc=$?
 after=$(ls -A "$work" | grep -vx -e wasm.out -e wasm.err)

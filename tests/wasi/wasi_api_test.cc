@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/exec_test.h"
 #include "tests/support/scratch.h"
 #include "wasi/abi.h"
 #include "wasi/wasi.h"
@@ -33,7 +34,8 @@ using weft::wasi::Errno;
 
 constexpr uint32_t kNoValue = 0xFFFFFFFFu;
 
-class WasiApi : public ::testing::Test {
+// Every test runs on every tier (the host functions see the same calls).
+class WasiApi : public weft::test::ExecTest {
  protected:
   weft::test::ScratchDir scratch_{"weft_wasi"};  // removed last, after the context closed its preopens
   const fs::path& dir_ = scratch_.path();
@@ -127,7 +129,7 @@ class WasiApi : public ::testing::Test {
   static constexpr uint32_t E(Errno e) { return uint32_t(e); }
 
   int out_pipe_[2] = {-1, -1};
-  Engine engine_;
+  Engine engine_{config()};
   std::unique_ptr<Store> store_;
   Linker linker_;
   Instance instance_;
@@ -135,7 +137,10 @@ class WasiApi : public ::testing::Test {
   std::unique_ptr<weft::wasi::WasiContext> wasi_;
 };
 
-TEST_F(WasiApi, DefinesThePreview1Surface) {
+INSTANTIATE_TEST_SUITE_P(Exec, WasiApi, ::testing::ValuesIn(weft::test::available_tiers()),
+                         weft::test::TierParamName());
+
+TEST_P(WasiApi, DefinesThePreview1Surface) {
   for (const char* name : {"args_get", "fd_write", "path_open", "poll_oneoff", "proc_exit", "sock_accept",
                            "fd_readdir", "path_symlink", "random_get", "sched_yield"})
     EXPECT_TRUE(weft::wasi::WasiContext::defines(name)) << name;
@@ -151,7 +156,7 @@ TEST_F(WasiApi, DefinesThePreview1Surface) {
   EXPECT_TRUE(store_->function_type(*linker_.find("wasi_snapshot_preview1", "proc_exit")).results.empty());
 }
 
-TEST_F(WasiApi, FdWriteGathersIovecs) {
+TEST_P(WasiApi, FdWriteGathersIovecs) {
   start();
   poke_str(100, "hello, ");
   poke_str(200, "world\n");
@@ -164,7 +169,7 @@ TEST_F(WasiApi, FdWriteGathersIovecs) {
   EXPECT_EQ(drain_stdout(), "hello, world\n");
 }
 
-TEST_F(WasiApi, HostilePointersGiveEfault) {
+TEST_P(WasiApi, HostilePointersGiveEfault) {
   start();
   const uint32_t page = 65536;
   poke_val<uint32_t>(0, 100);
@@ -190,7 +195,7 @@ TEST_F(WasiApi, HostilePointersGiveEfault) {
   EXPECT_EQ(drain_stdout(), "");
 }
 
-TEST_F(WasiApi, ArgsAndEnviron) {
+TEST_P(WasiApi, ArgsAndEnviron) {
   start({"prog", "a", "bc"}, {"K=V", "EMPTY="});
   EXPECT_EQ(errno_of("args_sizes_get", {i32(0), i32(4)}), 0u);
   EXPECT_EQ(peek<uint32_t>(0), 3u);
@@ -207,7 +212,7 @@ TEST_F(WasiApi, ArgsAndEnviron) {
   EXPECT_EQ(peek_str(400, 11), std::string("K=V\0EMPTY=\0", 11));
 }
 
-TEST_F(WasiApi, EnvironmentEntriesMustBeKeyValue) {
+TEST_P(WasiApi, EnvironmentEntriesMustBeKeyValue) {
   weft::wasi::WasiOptions options;
   options.env = {"NOEQUALS"};
   EXPECT_FALSE(weft::wasi::WasiContext::create(options).ok());
@@ -218,7 +223,7 @@ TEST_F(WasiApi, EnvironmentEntriesMustBeKeyValue) {
   EXPECT_NE(r.error().message.find("missing"), std::string::npos);
 }
 
-TEST_F(WasiApi, ProcExitUnwindsWithItsCode) {
+TEST_P(WasiApi, ProcExitUnwindsWithItsCode) {
   start();
   auto r = call("proc_exit", {i32(42)});
   ASSERT_FALSE(r.ok());
@@ -229,7 +234,7 @@ TEST_F(WasiApi, ProcExitUnwindsWithItsCode) {
   EXPECT_FALSE(wasi_->exit_status(other).has_value());
 }
 
-TEST_F(WasiApi, ProcExitFromWasmCode) {
+TEST_P(WasiApi, ProcExitFromWasmCode) {
   start({"prog"}, {}, R"((module
     (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
     (memory (export "memory") 1)
@@ -240,7 +245,7 @@ TEST_F(WasiApi, ProcExitFromWasmCode) {
   EXPECT_EQ(wasi_->exit_status(r.error()), 7u);
 }
 
-TEST_F(WasiApi, WithoutMemoryExportFunctionsTrapClearly) {
+TEST_P(WasiApi, WithoutMemoryExportFunctionsTrapClearly) {
   start({"prog"}, {}, "(module)");
   auto r = call("fd_write", {i32(1), i32(0), i32(0), i32(0)});
   ASSERT_FALSE(r.ok());
@@ -251,7 +256,7 @@ TEST_F(WasiApi, WithoutMemoryExportFunctionsTrapClearly) {
   EXPECT_EQ(wasi_->exit_status(exit.error()), 0u);
 }
 
-TEST_F(WasiApi, UnsupportedCallsReturnErrnos) {
+TEST_P(WasiApi, UnsupportedCallsReturnErrnos) {
   start();
   EXPECT_EQ(errno_of("sock_accept", {i32(3), i32(0), i32(0)}), E(Errno::nosys));
   EXPECT_EQ(errno_of("sock_recv", {i32(3), i32(0), i32(0), i32(0), i32(0), i32(0)}), E(Errno::nosys));
@@ -267,7 +272,7 @@ TEST_F(WasiApi, UnsupportedCallsReturnErrnos) {
   EXPECT_EQ(errno_of("fd_fdstat_set_flags", {i32(1), i32(weft::wasi::fdflags::sync)}), E(Errno::notsup));
 }
 
-TEST_F(WasiApi, ClocksAndRandom) {
+TEST_P(WasiApi, ClocksAndRandom) {
   start();
   EXPECT_EQ(errno_of("clock_time_get", {i32(1), i64(0), i32(0)}), 0u);
   uint64_t t0 = peek<uint64_t>(0);
@@ -284,7 +289,7 @@ TEST_F(WasiApi, ClocksAndRandom) {
   EXPECT_EQ(errno_of("random_get", {i32(65536), i32(0)}), 0u);  // empty, at the end: fine
 }
 
-TEST_F(WasiApi, PreopensAreReportedFromFd3) {
+TEST_P(WasiApi, PreopensAreReportedFromFd3) {
   start();
   EXPECT_EQ(errno_of("fd_prestat_get", {i32(3), i32(0)}), 0u);
   EXPECT_EQ(peek<uint8_t>(0), 0u);
@@ -299,7 +304,7 @@ TEST_F(WasiApi, PreopensAreReportedFromFd3) {
   EXPECT_NE(peek<uint64_t>(8) & weft::wasi::rights::path_open, 0u);
 }
 
-TEST_F(WasiApi, PathEscapesAreNotCapable) {
+TEST_P(WasiApi, PathEscapesAreNotCapable) {
   fs::create_directories(dir_ / "sandbox" / "sub");
   std::ofstream(dir_ / "secret") << "outside";
   fs::create_symlink("../secret", dir_ / "sandbox" / "rel_out");
@@ -333,7 +338,7 @@ TEST_F(WasiApi, PathEscapesAreNotCapable) {
   EXPECT_EQ(errno_of("path_create_directory", {i32(3), i32(1000), i32(0)}), E(Errno::noent));
 }
 
-TEST_F(WasiApi, FileRoundTripAndRights) {
+TEST_P(WasiApi, FileRoundTripAndRights) {
   using namespace weft::wasi;
   start();
   uint32_t fd = open_path("f.txt", oflags::creat | oflags::trunc, rights::fd_read | rights::fd_write | rights::fd_seek |
@@ -371,7 +376,7 @@ TEST_F(WasiApi, FileRoundTripAndRights) {
 // name must not be dropped: noent when nothing is there, exist for a directory,
 // notdir for a file (the wasi-testsuite's path_link and
 // path_symlink_trailing_slashes).
-TEST_F(WasiApi, LinkAndSymlinkHonourATrailingSlashOnTheNewName) {
+TEST_P(WasiApi, LinkAndSymlinkHonourATrailingSlashOnTheNewName) {
   std::ofstream(dir_ / "sandbox" / "file") << "x";
   fs::create_directories(dir_ / "sandbox" / "dir");
   start();
@@ -409,7 +414,7 @@ TEST_F(WasiApi, LinkAndSymlinkHonourATrailingSlashOnTheNewName) {
 // Absolute contents could never be followed inside the sandbox: refused when
 // the symlink is created, with perm as wasmtime does (wasi-testsuite
 // symlink_create).
-TEST_F(WasiApi, SymlinkWithAbsoluteContentsIsRefused) {
+TEST_P(WasiApi, SymlinkWithAbsoluteContentsIsRefused) {
   start();
   poke_str(1100, "abs");
   for (std::string contents : {"/", "/etc/passwd", "//x"}) {
@@ -427,7 +432,7 @@ TEST_F(WasiApi, SymlinkWithAbsoluteContentsIsRefused) {
 // Write rights on a directory make path_open fail with isdir, with or without
 // O_DIRECTORY, as in wasmtime (wasi-testsuite path_open_preopen); without them
 // a directory opens as before.
-TEST_F(WasiApi, OpeningADirectoryWithWriteRightsIsIsdir) {
+TEST_P(WasiApi, OpeningADirectoryWithWriteRightsIsIsdir) {
   using namespace weft::wasi;
   fs::create_directories(dir_ / "sandbox" / "sub");
   std::ofstream(dir_ / "sandbox" / "file") << "x";
@@ -455,7 +460,7 @@ TEST_F(WasiApi, OpeningADirectoryWithWriteRightsIsIsdir) {
   open_path(".", 0, peek<uint64_t>(8));
 }
 
-TEST_F(WasiApi, TimestampsAndFlags) {
+TEST_P(WasiApi, TimestampsAndFlags) {
   using namespace weft::wasi;
   std::ofstream(dir_ / "sandbox" / "t.txt") << "x";
   start();
@@ -492,7 +497,7 @@ TEST_F(WasiApi, TimestampsAndFlags) {
   EXPECT_EQ(errno_of("fd_datasync", {i32(fd)}), 0u);
 }
 
-TEST_F(WasiApi, ReaddirAcrossSmallBuffers) {
+TEST_P(WasiApi, ReaddirAcrossSmallBuffers) {
   std::set<std::string> expected = {".", ".."};
   for (int i = 0; i < 40; ++i) {
     std::string name = "entry-" + std::to_string(i);
@@ -524,7 +529,7 @@ TEST_F(WasiApi, ReaddirAcrossSmallBuffers) {
   EXPECT_EQ(seen, expected);
 }
 
-TEST_F(WasiApi, PollOneoff) {
+TEST_P(WasiApi, PollOneoff) {
   using namespace weft::wasi;
   start();
   EXPECT_EQ(errno_of("poll_oneoff", {i32(0), i32(1000), i32(0), i32(2000)}), E(Errno::inval));
