@@ -64,22 +64,23 @@ demo: build
 # mismatch or a failed run. bench-quick: small sizes, one run each (~1 min, for CI).
 bench: deps
 	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
-	cmake --build build-bench -j $(JOBS) --target weft fiber_switch compile_speed
+	cmake --build build-bench -j $(JOBS) --target weft fiber_switch compile_speed fiber_depth
 	python3 bench/run.py --build-dir build-bench --output build-bench/bench-results.md
 
 bench-quick: deps
 	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
-	cmake --build build-bench -j $(JOBS) --target weft fiber_switch compile_speed
+	cmake --build build-bench -j $(JOBS) --target weft fiber_switch compile_speed fiber_depth
 	python3 bench/run.py --quick --build-dir build-bench
 
 # The fiber section alone (~1.5 min after the build): P1-P4, the depth sweep
 # (the generator yielding from 1, 4, 16, 64 calls down: fibers on both tiers,
-# plain calls, Asyncify on node and weft) and instructions per round trip
+# plain calls, Asyncify on node and weft), the in-process depth probe
+# (bench/fiber_depth, depths 1-128) and instructions per round trip
 # under callgrind; ends with Markdown tables for docs/performance.md, also
 # written to build-bench/bench-fibers.md.
 bench-fibers: deps
 	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
-	cmake --build build-bench -j $(JOBS) --target weft fiber_switch
+	cmake --build build-bench -j $(JOBS) --target weft fiber_switch fiber_depth
 	python3 bench/run.py --only fibers --build-dir build-bench --output build-bench/bench-fibers.md
 
 # libFuzzer on the decoder, the text parsers, execution (fuel-limited) and

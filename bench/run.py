@@ -84,6 +84,10 @@ P4_YIELDS = 100
 # fewer round trips than P2_YIELDS, so that a run takes about as long as the others.
 P3_INTERP_YIELDS = (2_000_000, 100_000)
 
+# The in-process probe's depths (bench/fiber_depth): finer than the sweep, to
+# show whether the switch's own cost changes with depth.
+DEPTH_PROBE_DEPTHS = (1, 2, 4, 8, 16, 32, 64, 128)
+
 # Depth sweep (bench/fibers/generator_depth.wat, bench/native/generator_depth_asyncify.c):
 # round trips per run at each call depth (full, quick): enough for ~60 ms of
 # weft-jit time per run at every depth (at 100,000 round trips depth 64 ran
@@ -581,6 +585,21 @@ def run_depth_sweep(programs: Programs, weft: Path, jit: bool, quick: bool, runs
     return ns
 
 
+def run_depth_probe(build_dir: Path, quick: bool) -> str | None:
+    """bench/fiber_depth (in-process, JIT): minima over many alternating calls
+    of `run` and `calls` per depth; its table as printed, or None if not built."""
+    probe = build_dir / "bench" / "fiber_depth"
+    if not probe.exists():
+        return None
+    cmd = [str(probe), "--repeat", "11" if quick else "61", "--round-trips", "5000" if quick else "50000"]
+    cmd += [str(d) for d in DEPTH_PROBE_DEPTHS]
+    result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if result.returncode != 0:
+        raise BenchError(f"fiber_depth failed (status {result.returncode}):\n{result.stderr}")
+    progress("  " + result.stdout.strip().replace("\n", "\n  "))
+    return result.stdout
+
+
 # ---------------------------------------------------------------------------
 # Instructions per round trip (callgrind)
 # ---------------------------------------------------------------------------
@@ -952,10 +971,13 @@ def main() -> int:
             fibers = run_fibers(programs, weft, jit, args.quick, runs, timeout, args.clock)
             progress("bench: P1 (bench/fiber_switch)")
             p1 = run_p1(build_dir / "bench" / "fiber_switch", args.quick)
-        depth = None
+        depth, depth_probe = None, None
         if run_depth:
             progress(f"bench: depth sweep (depths {', '.join(map(str, DEPTH_ROUND_TRIPS))})")
             depth = run_depth_sweep(programs, weft, jit, args.quick, runs, timeout, args.clock)
+            if jit:
+                progress("bench: depth probe in one process (bench/fiber_depth)")
+                depth_probe = run_depth_probe(build_dir, args.quick)
         instructions = None
         if run_instructions:
             progress("bench: instructions per round trip (callgrind)")
@@ -977,6 +999,10 @@ def main() -> int:
         tables.append(report(net, startup, startup_wall, engines, fibers, p1, jit, p7))
     if fibers or depth or instructions:
         tables.append(fiber_tables(fibers, depth, instructions, p1, runs, args.clock))
+    if depth_probe:
+        tables.append("Depth probe (`bench/fiber_depth`, JIT, one process): ns per round trip, minima (and "
+                      "medians) over alternating calls of `run` and `calls`; switch = min(run) − min(calls).\n\n"
+                      "```\n" + depth_probe.strip() + "\n```")
     if valgrind_missing:
         tables.append("Instructions per round trip: not measured (valgrind not found).")
     text = (f"weft benchmarks — {mode}; medians of {args.clock} time over {runs} run(s) per engine{what}\n"
