@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.h"
-#include "core/types.h"
 #include "weft/config.h"
+#include "weft/result.h"
+#include "weft/types.h"
 
 namespace weft {
 
