@@ -255,6 +255,18 @@ Result<std::vector<Value>> Store::call(Extern func, std::span<const Value> args)
   return results;
 }
 
+void InterruptHandle::interrupt() const {
+  if (flag_) flag_->store(1, std::memory_order_relaxed);
+}
+
+Result<InterruptHandle> Store::interrupt_handle() const {
+  if (!store_->interruptible())
+    return make_error(ErrorKind::Usage, "interruption is off for this store (Config::interruptible is false)");
+  InterruptHandle handle;
+  handle.flag_ = store_->shared_interrupt_flag();
+  return handle;
+}
+
 std::optional<uint64_t> Store::fuel_remaining() const {
   if (!store_->fuel_enabled()) return std::nullopt;
   return store_->stack().fuel;

@@ -3,6 +3,7 @@
 // base and size). Handlers are grouped by family below; numeric, load and store
 // handlers are expanded from the generated numeric_handlers.inc.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -67,6 +68,7 @@ static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* f
   runtime::ExecStack& stack = *interp->current_stack();
   Frame* const frames = static_cast<Frame*>(stack.frames);
   uint64_t& fuel = interp->store().stack().fuel;  // one budget per store, shared by all fibers
+  const std::atomic<uint8_t>* const interrupt_flag = interp->store().interrupt_flag();
   FiberRuntime& fibers = interp->fiber_runtime();
   FiberOutcome outcome;                       // operands of the shared fiber-switch path
   FiberRuntime::SwitchPlan plan;
@@ -250,6 +252,7 @@ trapped: {
     host_error.detail = trace + host_error.detail;
     return host_error;
   }
+  if (trap == runtime::TrapKind::Interrupted) interp->store().consume_interrupt();  // the trap answers it
   std::string message = runtime::trap_message(trap);
   // The reference interpreter names the table slot; the suite matches by prefix.
   if (trap == runtime::TrapKind::IndirectCallNull) message += " " + std::to_string(trap_element);

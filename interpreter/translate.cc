@@ -68,7 +68,8 @@ class Translator {
         out_(out),
         code_(out.code),
         max_stack_slots_(max_stack_slots),
-        metered_(instance.store != nullptr && instance.store->fuel_enabled()) {}
+        metered_(instance.store != nullptr && instance.store->fuel_enabled()),
+        interruptible_(instance.store != nullptr && instance.store->interruptible()) {}
 
   Result<void> run();
 
@@ -104,6 +105,11 @@ class Translator {
     if (!metered_) return;
     emit_op(IOp::IFuel);
     emit(amount);
+  }
+  // Where fuel is charged (function entry, loop heads), an interruptible
+  // store's code also checks for an interrupt.
+  void emit_interrupt_check() {
+    if (interruptible_) emit_op(IOp::IInterruptCheck);
   }
   // Before a bulk instruction whose length operand is `len`: charge 1 per
   // 2^shift units of length (64 KiB of bytes, or 8192 table elements).
@@ -246,6 +252,7 @@ class Translator {
   std::vector<uint32_t>& code_;
   uint32_t max_stack_slots_;
   const bool metered_;
+  const bool interruptible_;
 
   std::vector<uint32_t> local_slot_;
   std::vector<uint8_t> local_width_;
@@ -539,6 +546,7 @@ void Translator::enter_block(Opcode kind, const BlockType& block_type) {
     bind_label();
     c.loop_start = here();
     emit_fuel(runtime::fuel::kLoopIteration);  // every branch to the loop head (each iteration) pays
+    emit_interrupt_check();
   }
   ctrls_.push_back(std::move(c));
 }
@@ -740,6 +748,7 @@ Result<void> Translator::run() {
   // The entry price is the module's (runtime/fuel.h), the same on every tier.
   const uint32_t entry_fuel = runtime::fuel::entry_cost(func_);
   emit_fuel(entry_fuel);
+  emit_interrupt_check();
   if (metered_) out_.entry_fuel = entry_fuel;
 
   InstructionReader r(func_.body);

@@ -43,6 +43,14 @@ void FunctionCompiler::charge_fuel(uint32_t amount) {
   free_reg(fuel);
 }
 
+void FunctionCompiler::check_interrupt() {
+  if (!interrupt_flag_) return;
+  // The flag's address is fixed for the store's lifetime, as is this code.
+  masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(interrupt_flag_));
+  masm_.cmp8_mem_imm(reg::r11, 0, 0);
+  masm_.jump_if(Cond::Ne, trap_label(runtime::TrapKind::Interrupted));
+}
+
 void FunctionCompiler::charge_fuel_bulk(uint32_t position, uint8_t shift) {
   if (!metered_) return;
   Reg fuel = alloc_reg(), amount = alloc_reg();
@@ -97,6 +105,7 @@ void FunctionCompiler::prologue() {
   }
   reload_memory();
   charge_fuel(runtime::fuel::entry_cost(function_));
+  check_interrupt();
 }
 
 void FunctionCompiler::epilogue_and_stubs() {
@@ -245,6 +254,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       if (op == Opcode::Loop) {
         masm_.bind(f.label);
         charge_fuel(runtime::fuel::kLoopIteration);  // every branch to the loop head (each iteration) pays
+        check_interrupt();
       }
       return {};
     }

@@ -40,6 +40,7 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
   num_locals_ = info.num_locals;
   frame_slots_ = info.num_locals + info.max_stack_height;
   metered_ = metered;
+  if (instance.store && instance.store->interruptible()) interrupt_flag_ = instance.store->interrupt_flag();
   uses_memory_ = info.uses_memory;
 }
 

@@ -164,6 +164,9 @@ class FunctionCompiler {
   void else_frame();
   void mark_unreachable() { control_.back().unreachable = true; }
   void charge_fuel(uint32_t amount);
+  // Where fuel is charged: trap "interrupted" if the store's flag is set
+  // (Config::interruptible; nothing emitted otherwise).
+  void check_interrupt();
   // Before a bulk instruction: 1 + (length operand at stack `position`) >> shift.
   void charge_fuel_bulk(uint32_t position, uint8_t shift);
 
@@ -208,6 +211,7 @@ class FunctionCompiler {
   uint32_t xmm_used_ = 0;
   uint32_t dead_depth_ = 0;  // nesting of blocks opened inside dead code
   bool metered_ = false;
+  const std::atomic<uint8_t>* interrupt_flag_ = nullptr;  // set when the store is interruptible
   bool uses_memory_ = true;  // the body accesses linear memory (validator::FunctionInfo)
 
   // Out-of-line paths, bound after the body.

@@ -31,6 +31,7 @@ extern "C" {
 
 void weft_jit_trap(JitContext* ctx, runtime::FuncInstance* self, uint32_t kind, uint32_t extra) {
   auto trap = runtime::TrapKind(kind);
+  if (trap == runtime::TrapKind::Interrupted) ctx->interp->store().consume_interrupt();  // the trap answers it
   std::string message = runtime::trap_message(trap);
   // The reference interpreter names the table slot; the suite matches by prefix.
   if (trap == runtime::TrapKind::IndirectCallNull) message += " " + std::to_string(extra);

@@ -3,6 +3,8 @@
 // or the JIT with the interpreter behind it) that runs Wasm code.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -56,6 +58,13 @@ class Store {
   ExecStack& stack() { return stack_; }
   // Fuel metering is on for the store's lifetime iff Config::fuel != 0.
   bool fuel_enabled() const { return config_.fuel != 0; }
+  // Interruption (Config::interruptible): another thread sets the flag; code
+  // only reads it at its checks (so no update is ever lost), and the trap it
+  // causes clears it. Shared, so a handle may outlive the store.
+  bool interruptible() const { return config_.interruptible; }
+  const std::atomic<uint8_t>* interrupt_flag() const { return interrupt_flag_.get(); }
+  std::shared_ptr<std::atomic<uint8_t>> shared_interrupt_flag() const { return interrupt_flag_; }
+  void consume_interrupt() { interrupt_flag_->store(0, std::memory_order_relaxed); }
 
   void set_executor(std::unique_ptr<Executor> executor) { executor_ = std::move(executor); }
   Executor& executor() { return *executor_; }
@@ -78,6 +87,7 @@ class Store {
   Config config_;
   ExecStack stack_;
   std::unique_ptr<Executor> executor_;
+  std::shared_ptr<std::atomic<uint8_t>> interrupt_flag_ = std::make_shared<std::atomic<uint8_t>>(0);
   // Hash and equality of interned types (store.cc).
   struct FuncTypeKey {
     size_t operator()(const FuncType& t) const;

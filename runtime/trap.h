@@ -18,6 +18,7 @@ enum class TrapKind : uint8_t {
   NullReference,
   CallStackExhausted,
   OutOfFuel,              // Config::fuel exhausted
+  Interrupted,            // InterruptHandle::interrupt (Config::interruptible)
   HostTrap,
   // Fiber extension (docs/fibers.md §9).
   NullFiber,
@@ -43,6 +44,7 @@ inline const char* trap_message(TrapKind kind) {
     case TrapKind::NullReference: return "null reference";
     case TrapKind::CallStackExhausted: return "call stack exhausted";
     case TrapKind::OutOfFuel: return "all fuel consumed";
+    case TrapKind::Interrupted: return "interrupted";
     case TrapKind::HostTrap: return "host trap";
     case TrapKind::NullFiber: return "null fiber reference";
     case TrapKind::FiberMoribund: return "fiber is moribund";

@@ -39,6 +39,11 @@ struct Config {
   // nothing when off. weft::Store::set_fuel refills it. The prices are one
   // list (runtime/fuel.h) that both tiers charge identically.
   uint64_t fuel = 0;
+  // Interruption: when on, the code checks at every function entry and loop
+  // iteration (where fuel is charged) whether Store::interrupt_handle()'s
+  // interrupt() was called, from any thread, and then traps "interrupted".
+  // Compiled in only when on, so it costs nothing when off.
+  bool interruptible = false;
   // Fiber extension: bytes reserved per started fiber (its native stack plus
   // its Wasm frames and operand slots), and the most fibers alive at once
   // ("too many fibers" beyond). The reservation is address space committed

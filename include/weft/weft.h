@@ -5,6 +5,7 @@
 // backtrace. The `weft` CLI is written only against this header.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -156,6 +157,20 @@ class Engine {
   Config config_;
 };
 
+// Stops the Wasm code of one store from any thread (Config::interruptible):
+// copyable, and safe to use after the store is gone (it then does nothing).
+class InterruptHandle {
+ public:
+  // The code running in the store — or, if none is, the next code it runs —
+  // traps "interrupted" (ErrorKind::Trap) at its next function entry or loop
+  // iteration, on either tier and inside fibers; the trap clears the request.
+  void interrupt() const;
+
+ private:
+  friend class Store;
+  std::shared_ptr<std::atomic<uint8_t>> flag_;
+};
+
 // Owns all runtime objects (instances, functions, memories, tables, globals).
 class Store {
  public:
@@ -189,6 +204,10 @@ class Store {
   // (Config::fuel == 0); set_fuel refills it (a Usage error when metering is off).
   std::optional<uint64_t> fuel_remaining() const;
   Result<void> set_fuel(uint64_t fuel);
+
+  // The handle that interrupts this store's code (Config::interruptible; a
+  // Usage error when it is off, since the code then has no checks).
+  Result<InterruptHandle> interrupt_handle() const;
 
   Value global_get(Extern global) const;
   Result<void> global_set(Extern global, Value value);

@@ -8,8 +8,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "tests/support/exec_test.h"
 #include "tests/support/scratch.h"
@@ -28,6 +31,7 @@ struct Harness : WatHarness {
 };
 
 WEFT_EXEC_SUITE(Fuel);
+WEFT_EXEC_SUITE(Interrupt);
 WEFT_EXEC_SUITE(MemoryLimit);
 WEFT_EXEC_SUITE(TableLimit);
 WEFT_EXEC_SUITE(CallDepth);
@@ -205,6 +209,85 @@ WEFT_EXEC_TEST(Fuel, AFreshFiberWithAnUnhandledFirstEventPaysItsEntry) {
   ASSERT_TRUE(h.store.set_fuel(1).ok());
   expect_trap(h.call("run"), ErrorKind::Trap, "all fuel consumed");  // `run` pays 1, the fiber cannot
   EXPECT_EQ(h.store.fuel_remaining(), 0u);
+}
+
+// ---- interruption (Config::interruptible, Store::interrupt_handle) ---------------
+
+Config interruptible(Config base) {
+  base.interruptible = true;
+  return base;
+}
+
+constexpr std::string_view kSpinners = R"((module
+  (type $v (fiber))
+  (tag $go)
+  (func (export "spin") (loop $l (br $l)))
+  (func (export "add") (param i32 i32) (result i32) (i32.add (local.get 0) (local.get 1)))
+  (func $spinner (param $self (ref $v)) (unreachable) (event $go (loop $l (br $l))))
+  (func (export "spin_in_fiber") (fiber.resume $v $go (fiber.new $spinner))))
+)";
+
+// Interrupts `handle` from another thread after `delay`, while `call` runs.
+Result<std::vector<Value>> call_interrupted_after(std::chrono::milliseconds delay, const InterruptHandle& handle,
+                                                  const std::function<Result<std::vector<Value>>()>& call) {
+  std::thread interrupter([&] {
+    std::this_thread::sleep_for(delay);
+    handle.interrupt();
+  });
+  Result<std::vector<Value>> r = call();
+  interrupter.join();
+  return r;
+}
+
+WEFT_EXEC_TEST(Interrupt, StopsAnInfiniteLoopFromAnotherThread) {
+  Harness h(interruptible(config()), kSpinners);
+  ASSERT_TRUE(h.instance);
+  auto handle = h.store.interrupt_handle();
+  ASSERT_TRUE(handle.ok()) << handle.error().to_string();
+  expect_trap(call_interrupted_after(std::chrono::milliseconds(50), *handle, [&] { return h.call("spin"); }),
+              ErrorKind::Trap, "interrupted");
+  // The trap answered the request: the store runs code again.
+  auto sum = h.call("add", {Value::i32(40), Value::i32(2)});
+  ASSERT_TRUE(sum.ok()) << sum.error().to_string();
+  EXPECT_EQ((*sum)[0].as_i32(), 42);
+}
+
+WEFT_EXEC_TEST(Interrupt, StopsALoopInsideAFiber) {
+  Harness h(interruptible(config()), kSpinners);
+  ASSERT_TRUE(h.instance);
+  auto handle = h.store.interrupt_handle();
+  ASSERT_TRUE(handle.ok());
+  expect_trap(call_interrupted_after(std::chrono::milliseconds(50), *handle, [&] { return h.call("spin_in_fiber"); }),
+              ErrorKind::Trap, "interrupted");
+  auto again = h.call("add", {Value::i32(1), Value::i32(2)});
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+}
+
+WEFT_EXEC_TEST(Interrupt, ARequestBeforeACallStopsThatCall) {
+  Harness h(interruptible(config()), kSpinners);
+  ASSERT_TRUE(h.instance);
+  auto handle = h.store.interrupt_handle();
+  ASSERT_TRUE(handle.ok());
+  handle->interrupt();
+  expect_trap(h.call("add", {Value::i32(1), Value::i32(2)}), ErrorKind::Trap, "interrupted");  // at its entry
+  EXPECT_TRUE(h.call("add", {Value::i32(1), Value::i32(2)}).ok());
+}
+
+WEFT_EXEC_TEST(Interrupt, OffByDefaultAndSafeAfterTheStoreIsGone) {
+  std::optional<InterruptHandle> kept;
+  {
+    Harness off(config(), kSpinners);
+    ASSERT_TRUE(off.instance);
+    auto refused = off.store.interrupt_handle();
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().kind, ErrorKind::Usage);
+    Harness on(interruptible(config()), kSpinners);
+    ASSERT_TRUE(on.instance);
+    auto handle = on.store.interrupt_handle();
+    ASSERT_TRUE(handle.ok());
+    kept = *handle;
+  }
+  kept->interrupt();  // the store is gone: nothing to stop, and no crash
 }
 
 // ---- memory --------------------------------------------------------------------
