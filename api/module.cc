@@ -1,7 +1,7 @@
 // WasmModule: loading (binary, text, file) and validation behind the public API.
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 
 #include "api/module_impl.h"
 #include "binary/decoder.h"
@@ -64,9 +64,20 @@ Result<WasmModule> WasmModule::from_text(const Engine& engine, std::string_view 
 Result<WasmModule> WasmModule::from_file(const Engine& engine, const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(ErrorKind::Io, "cannot open " + path + ": " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  std::string data = buf.str();
+  // One sized read straight into the buffer the decoder reads (a large
+  // module is read once, not copied through a stream buffer and a string);
+  // streams without a size (pipes) are read to their end.
+  std::string data;
+  in.seekg(0, std::ios::end);
+  if (const std::streamoff size = in ? std::streamoff(in.tellg()) : -1; size >= 0) {
+    data.resize(size_t(size));
+    in.seekg(0, std::ios::beg);
+    if (!in.read(data.data(), size))
+      return make_error(ErrorKind::Io, "cannot read " + path + ": " + std::strerror(errno));
+  } else {
+    in.clear();  // not seekable: nothing was consumed
+    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
   // Binary modules start with "\0asm"; anything else is treated as text.
   if (data.size() >= 4 && std::memcmp(data.data(), "\0asm", 4) == 0) {
     return from_binary(engine, std::span(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
