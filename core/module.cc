@@ -52,7 +52,17 @@ std::string Module::function_name(uint32_t func_index) const {
   auto it = std::lower_bound(names.function_names.begin(), names.function_names.end(), func_index,
                              [](const auto& entry, uint32_t idx) { return entry.first < idx; });
   if (it != names.function_names.end() && it->first == func_index) return it->second;
+  // No name in the name section: the name it is exported by is what a user
+  // knows it as (wasmtime shows it too).
+  for (const Export& e : exports)
+    if (e.kind == ExternKind::Func && e.index == func_index) return e.name;
   return "func[" + std::to_string(func_index) + "]";
+}
+
+std::string Module::function_description(uint32_t func_index) const {
+  std::string name = function_name(func_index);
+  const std::string index = "func[" + std::to_string(func_index) + "]";
+  return name == index ? index : name + " (" + index + ")";
 }
 
 }  // namespace weft

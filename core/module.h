@@ -155,8 +155,12 @@ struct Module {
   GlobalType global_type(uint32_t global_index) const;
   uint32_t tag_type_index(uint32_t tag_index) const;
 
-  // Name of a function for backtraces: from the name section, else "func[N]".
+  // Name of a function for backtraces: from the name section, else the name
+  // it is exported by, else "func[N]".
   std::string function_name(uint32_t func_index) const;
+  // One backtrace line's description: the name with the index beside it,
+  // "inner (func[3])", or just "func[3]" when it has no name.
+  std::string function_description(uint32_t func_index) const;
 
  private:
   uint32_t count_imports(ExternKind kind) const;

@@ -38,7 +38,7 @@ std::string backtrace(const Frame* frames, uint32_t entry_depth, uint32_t depth,
   auto line = [&](const CompiledFunction* fn) {
     if (!fn || !fn->func) return;
     const runtime::FuncInstance* f = fn->func;
-    out += "  at " + f->instance->module->function_name(f->index) + "\n";
+    out += "  at " + f->instance->module->function_description(f->index) + "\n";
   };
   line(current);
   // Show at most 32 frames: deep recursion would otherwise print thousands.

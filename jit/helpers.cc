@@ -16,7 +16,7 @@ constexpr uint32_t kShownFrames = 32;  // as the interpreter's backtraces
 void add_frame(TrapState& trap, const runtime::FuncInstance* f) {
   if (f->is_host()) return;
   if (++trap.frames <= kShownFrames)
-    trap.error->detail += "  at " + f->instance->module->function_name(f->index) + "\n";
+    trap.error->detail += "  at " + f->instance->module->function_description(f->index) + "\n";
 }
 
 }  // namespace

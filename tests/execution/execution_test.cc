@@ -146,7 +146,9 @@ WEFT_EXEC_TEST(Execution, TrapsCarryMessageAndBacktrace) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, ErrorKind::Trap);
   EXPECT_EQ(r.error().message, "integer divide by zero");
-  EXPECT_NE(r.error().detail.find("at inner"), std::string::npos) << r.error().detail;
+  // Each frame: the name (name section, else the export name) and the index.
+  EXPECT_NE(r.error().detail.find("  at inner (func[0])\n  at outer (func[1])\n"), std::string::npos)
+      << r.error().detail;
   auto oob = h.call("oob", {});
   ASSERT_FALSE(oob.ok());
   EXPECT_EQ(oob.error().message, "out of bounds memory access");
