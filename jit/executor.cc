@@ -118,14 +118,15 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   return {};
 }
 
-// WEFT_PERF_MAP=1: name the generated code for `perf report` (perf's JIT
-// symbol-map convention: /tmp/perf-PID.map, "START SIZE name" in hex).
+// Config::perf_map (`weft run --profile=perfmap`) or WEFT_PERF_MAP=1: name
+// the generated code for `perf report` (perf's JIT symbol-map convention:
+// /tmp/perf-PID.map, "START SIZE name" in hex).
 void JitExecutor::write_perf_map(const runtime::Instance& instance, const InstanceCode& code) {
-  static const bool enabled = [] {
+  static const bool by_environment = [] {
     const char* v = std::getenv("WEFT_PERF_MAP");
     return v != nullptr && *v != '\0' && *v != '0';
   }();
-  if (!enabled) return;
+  if (!by_environment && !store_.config().perf_map) return;
   char path[64];
   std::snprintf(path, sizeof path, "/tmp/perf-%d.map", int(getpid()));
   std::FILE* out = std::fopen(path, "a");

@@ -44,6 +44,10 @@ struct Config {
   // interrupt() was called, from any thread, and then traps "interrupted".
   // Compiled in only when on, so it costs nothing when off.
   bool interruptible = false;
+  // Profiling: the JIT appends each instance's function code ranges to
+  // /tmp/perf-PID.map, so `perf report` names JIT code `wasm:NAME` (also with
+  // WEFT_PERF_MAP=1 in the environment; `weft run --profile=perfmap`).
+  bool perf_map = false;
   // Fiber extension: bytes reserved per started fiber (its native stack plus
   // its Wasm frames and operand slots), and the most fibers alive at once
   // ("too many fibers" beyond). The reservation is address space committed
