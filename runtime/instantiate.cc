@@ -2,6 +2,7 @@
 #include "runtime/instantiate.h"
 
 #include <cstring>
+#include <vector>
 
 #include "core/instruction_reader.h"
 #include "core/opcodes.h"
@@ -97,27 +98,59 @@ Result<void> check_import(TypeCanonicalizer& types, const Import& imp, const Ext
 }  // namespace
 
 void eval_const_expr(const Instance& instance, const ConstExpr& expr, uint64_t out[2]) {
-  // Validated input: a single value-producing instruction followed by `end`.
-  out[0] = out[1] = 0;
+  // Validated input: instructions that leave exactly one value, then `end`.
+  // Values are two slots wide (v128); the extended-const arithmetic pops two
+  // and pushes one, wrapping as the instructions do.
+  struct Slots {
+    uint64_t lo = 0, hi = 0;
+  };
+  std::vector<Slots> stack;
   InstructionReader reader(expr.code);
   Instruction in;
-  while (reader.next(in)) {
+  auto pop = [&] {
+    const Slots v = stack.back();
+    stack.pop_back();
+    return v;
+  };
+  while (reader.next(in) && in.op != Opcode::End) {
     switch (in.op) {
       case Opcode::I32Const:
       case Opcode::I64Const:
       case Opcode::F32Const:
-      case Opcode::F64Const: out[0] = in.bits; break;
-      case Opcode::V128Const: std::memcpy(out, in.bytes16, 16); break;
-      case Opcode::GlobalGet: {
-        const GlobalInstance* g = instance.globals[in.index];
-        out[0] = g->value[0];
-        out[1] = g->value[1];
+      case Opcode::F64Const: stack.push_back({in.bits, 0}); break;
+      case Opcode::V128Const: {
+        Slots v;
+        std::memcpy(&v.lo, in.bytes16, 8);
+        std::memcpy(&v.hi, in.bytes16 + 8, 8);
+        stack.push_back(v);
         break;
       }
-      case Opcode::RefNull: out[0] = 0; break;
-      case Opcode::RefFunc: out[0] = reinterpret_cast<uint64_t>(instance.functions[in.index]); break;
-      default: return;  // `end` (anything else is unreachable for validated input)
+      case Opcode::GlobalGet: {
+        const GlobalInstance* g = instance.globals[in.index];
+        stack.push_back({g->value[0], g->value[1]});
+        break;
+      }
+      case Opcode::RefNull: stack.push_back({0, 0}); break;
+      case Opcode::RefFunc: stack.push_back({reinterpret_cast<uint64_t>(instance.functions[in.index]), 0}); break;
+      case Opcode::I32Add: case Opcode::I32Sub: case Opcode::I32Mul: {
+        const uint32_t b = uint32_t(pop().lo), a = uint32_t(pop().lo);
+        const uint32_t r = in.op == Opcode::I32Add ? a + b : in.op == Opcode::I32Sub ? a - b : a * b;
+        stack.push_back({r, 0});
+        break;
+      }
+      case Opcode::I64Add: case Opcode::I64Sub: case Opcode::I64Mul: {
+        const uint64_t b = pop().lo, a = pop().lo;
+        stack.push_back({in.op == Opcode::I64Add ? a + b : in.op == Opcode::I64Sub ? a - b : a * b, 0});
+        break;
+      }
+      default: return;  // unreachable for validated input
     }
+  }
+  if (stack.size() == 1) {
+    out[0] = stack[0].lo;
+    out[1] = stack[0].hi;
+  } else {
+    out[0] = out[1] = 0;
   }
 }
 

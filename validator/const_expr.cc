@@ -1,6 +1,7 @@
 // Constant expressions (global initialisers, segment offsets, element items):
-// Wasm 2.0 allows only t.const, ref.null, ref.func and global.get of an
-// imported immutable global, and the expression must produce exactly one value
+// Wasm 2.0 allows t.const, ref.null, ref.func and global.get of an imported
+// immutable global; extended-const (Wasm 3.0) adds i32/i64 add, sub and mul.
+// The expression must produce exactly one value
 // (of a subtype of the expected type: `ref.null $g` / `ref.null fiber` are
 // constants of the fiber extension).
 #include <algorithm>
@@ -33,8 +34,10 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
   const std::span<const GlobalType> visible_globals = ctx.visible_globals;
   InstructionReader reader(expr.code, ReaderFeatures{.simd = true, .fibers = ctx.options.enable_fibers});
   Instruction insn;
-  uint32_t produced = 0;   // no constant instruction consumes operands, so a count suffices
-  ValType last = expected;  // type of the topmost value
+  // The operand types: constant instructions push one value; the extended
+  // arithmetic pops two of its type and pushes one.
+  std::vector<ValType> stack;
+  ValType last = expected;  // type of the value the instruction pushes
   auto truncated = [&] { return const_error(ErrorKind::Malformed, reader.error(), where); };
   for (;;) {
     if (!reader.next(insn)) return truncated();
@@ -77,11 +80,26 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
         last = visible_globals[index].type;
         break;
       }
+      case Opcode::I32Add: case Opcode::I32Sub: case Opcode::I32Mul:
+      case Opcode::I64Add: case Opcode::I64Sub: case Opcode::I64Mul: {
+        const bool wide = insn.op == Opcode::I64Add || insn.op == Opcode::I64Sub || insn.op == Opcode::I64Mul;
+        last = wide ? ValType::i64() : ValType::i32();
+        for (int operand = 0; operand < 2; ++operand) {
+          if (stack.empty() || stack.back() != last)
+            return const_error(ErrorKind::Invalid,
+                               "type mismatch: " + std::string(opcode_info(insn.op).text) + " needs two " +
+                                   to_string(last) + " operands",
+                               where);
+          stack.pop_back();
+        }
+        break;
+      }
       case Opcode::End:
         if (!reader.at_end())
           return const_error(ErrorKind::Malformed, "bytes remaining after end of constant expression", where);
-        if (produced != 1 || !is_subtype(last, expected, ctx.canonical_types)) {
-          std::string got = produced == 0 ? "[]" : produced == 1 ? to_string(last) : std::to_string(produced) + " values";
+        if (stack.size() != 1 || !is_subtype(stack.back(), expected, ctx.canonical_types)) {
+          std::string got = stack.empty() ? "[]" : stack.size() == 1 ? to_string(stack.back())
+                                                                       : std::to_string(stack.size()) + " values";
           return const_error(ErrorKind::Invalid, "type mismatch: expected " + to_string(expected) + ", got " + got,
                              where);
         }
@@ -92,7 +110,7 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
                                " is not a constant instruction",
                            where);
     }
-    ++produced;
+    stack.push_back(last);
   }
 }
 
