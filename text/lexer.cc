@@ -78,9 +78,13 @@ class Lexer {
           // A line comment ends at any newline: LF, CR or CR LF.
           pos_ += 2;
           while (pos_ < n && src_[pos_] != '\n' && src_[pos_] != '\r') ++pos_;
+        } else if (annotation_depth > 0) {
+          ++pos_;  // a reserved token's character: any token may appear in an annotation
         } else {
           return error(pos_, "unexpected character ';'");
         }
+      } else if (annotation_depth > 0 && (c == ',' || c == '[' || c == ']' || c == '{' || c == '}')) {
+        ++pos_;  // the other characters of reserved tokens (text format: `reserved`)
       } else if (c == '(' && pos_ + 1 < n && src_[pos_ + 1] == ';') {
         if (!skip_block_comment()) return *err_;
       } else if (c == '(') {
@@ -111,6 +115,10 @@ class Lexer {
         ++pos_;
       } else if (c == '"' || is_idchar(c)) {
         if (!lex_word(annotation_depth > 0)) return *err_;
+      } else if (c < 0x20 || c == 0x7F) {
+        return error(pos_, "illegal character");  // control characters other than the whitespace above
+      } else if (c >= 0x80) {
+        return error(pos_, "malformed UTF-8 encoding");  // non-ASCII only inside strings and comments
       } else {
         return error(pos_, "unexpected character");
       }

@@ -48,6 +48,19 @@ TEST(Lexer, CommentsAndAnnotationsAreSkipped) {
   EXPECT_EQ(kinds("nop(;c;)nop"), (std::vector<K>{K::Atom, K::Atom, K::Eof}));
   // Line comments end at LF, CR or CR LF.
   EXPECT_EQ(kinds(";; a\rnop;; b\r\nnop;; c\nnop"), (std::vector<K>{K::Atom, K::Atom, K::Atom, K::Eof}));
+  // Any token may appear in an annotation, reserved ones (`,` `;` `[` `]` `{` `}`) included.
+  EXPECT_EQ(kinds("(@a , ; ] [ }} }x{ ({) ,{{};}] ;) nop"), (std::vector<K>{K::Atom, K::Eof}));
+}
+
+TEST(Lexer, IllegalCharactersAreNamed) {
+  for (const char* bad : {"(@a \x01)", "nop \x7f", "\x1b"}) {
+    Result<TokenList> r = tokenize(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().message, "illegal character") << bad;
+  }
+  Result<TokenList> r = tokenize("(@a \x80)");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "malformed UTF-8 encoding");
 }
 
 TEST(Lexer, GluedStringsAreReserved) {
