@@ -811,7 +811,26 @@ Result<void> Translator::run() {
         set_unreachable();
         break;
       case Opcode::Call: emit_call(inst_.functions[in.index]); break;
-      case Opcode::CallIndirect: {
+      case Opcode::ReturnCall: {
+        const runtime::FuncInstance* callee = inst_.functions[in.index];
+        if (callee->is_host()) {  // a host function cannot replace a Wasm frame: call, then return
+          emit_call(callee);
+        } else {
+          const size_t nargs = callee->type->params.size();
+          materialize_top(nargs);
+          const uint32_t arg_base = nargs ? stack_[stack_.size() - nargs].home : next_home();
+          emit_op(IOp::IReturnCall);
+          emit(arg_base);
+          emit_ptr(callee->compiled);
+          stack_.resize(stack_.size() - nargs);
+          for (ValType t : callee->type->results) push_temp(width_of(t));  // (unreachable: for the model only)
+        }
+        emit_return();
+        set_unreachable();
+        break;
+      }
+      case Opcode::CallIndirect:
+      case Opcode::ReturnCallIndirect: {
         const uint32_t type_index = in.index, table_index = in.index2;
         const FuncType& callee_type = module_.types[type_index];
         Entry index = pop();
@@ -820,13 +839,17 @@ Result<void> Translator::run() {
         // handler reads it before anything is written.
         materialize_top(nargs);
         uint32_t arg_base = nargs ? stack_[stack_.size() - nargs].home : next_home();
-        emit_op(IOp::ICallIndirect);
+        emit_op(op == Opcode::CallIndirect ? IOp::ICallIndirect : IOp::IReturnCallIndirect);
         emit(arg_base);
         emit(index.slot);
         emit(inst_.type_ids[type_index]);
         emit_ptr(inst_.tables[table_index]);
         stack_.resize(stack_.size() - nargs);
         for (ValType t : callee_type.results) push_temp(width_of(t));
+        if (op == Opcode::ReturnCallIndirect) {
+          emit_return();  // reached only after a host target (IReturnCallIndirect)
+          set_unreachable();
+        }
         break;
       }
       case Opcode::Drop: pop(); break;

@@ -376,7 +376,8 @@ bool CodeValidator::special(Opcode op) {
     case Opcode::End: case Opcode::Br: case Opcode::BrIf: case Opcode::Return:
       return control(op);
     case Opcode::BrTable: return br_table();
-    case Opcode::Call: case Opcode::CallIndirect: return call(op);
+    case Opcode::Call: case Opcode::CallIndirect: case Opcode::ReturnCall: case Opcode::ReturnCallIndirect:
+      return call(op);
     case Opcode::Drop: case Opcode::Select: case Opcode::SelectT: return parametric(op);
     case Opcode::LocalGet: case Opcode::LocalSet: case Opcode::LocalTee: case Opcode::GlobalGet:
     case Opcode::GlobalSet:
@@ -470,7 +471,7 @@ bool CodeValidator::br_table() {
 
 bool CodeValidator::call(Opcode op) {
   const FuncType* type;
-  if (op == Opcode::Call) {
+  if (op == Opcode::Call || op == Opcode::ReturnCall) {
     const uint32_t func = insn_.index;
     if (func >= ctx_.num_functions()) return unknown("function", func);
     type = &ctx_.function_type(func);
@@ -488,6 +489,17 @@ bool CodeValidator::call(Opcode op) {
     if (!pop_expect(ValType::i32())) return false;
   }
   if (!pop_all(type->params)) return false;
+  if (op == Opcode::ReturnCall || op == Opcode::ReturnCallIndirect) {
+    // A tail call returns the callee's results as this function's own.
+    const std::span<const ValType> own = ctrls_.front().sig.results;
+    bool match = own.size() == type->results.size();
+    for (size_t i = 0; match && i < own.size(); ++i) match = ctx_.is_subtype(type->results[i], own[i]);
+    if (!match)
+      return invalid("type mismatch: " + std::string(opcode_info(op).text) + " to a function returning " +
+                     to_string(*type) + ", which is not what this function returns");
+    set_unreachable();
+    return true;
+  }
   push_all(type->results);
   return true;
 }

@@ -154,6 +154,40 @@ WEFT_EXEC_TEST(Execution, TrapsCarryMessageAndBacktrace) {
   EXPECT_EQ(oob.error().message, "out of bounds memory access");
 }
 
+// Tail calls (Wasm 3.0): 10,000,000 tail-recursive calls run in constant
+// stack — far past the default depth limit of 20,000 frames — directly,
+// through a table, and inside a fiber.
+WEFT_EXEC_TEST(Execution, TailCallsRunInConstantStack) {
+  WatHarness h(tier(), R"((module
+    (type $count_t (func (param i64 i64) (result i64)))
+    (type $v (fiber (result i64)))
+    (tag $go)
+    (table funcref (elem $count_indirect))
+    (func $count (export "count") (param $n i64) (param $acc i64) (result i64)
+      (if (result i64) (i64.eqz (local.get $n))
+        (then (local.get $acc))
+        (else (return_call $count (i64.sub (local.get $n) (i64.const 1)) (i64.add (local.get $acc) (i64.const 2))))))
+    (func $count_indirect (export "count_indirect") (param $n i64) (param $acc i64) (result i64)
+      (if (result i64) (i64.eqz (local.get $n))
+        (then (local.get $acc))
+        (else (return_call_indirect (type $count_t)
+                (i64.sub (local.get $n) (i64.const 1)) (i64.add (local.get $acc) (i64.const 1)) (i32.const 0)))))
+    (func $in_fiber (param $self (ref $v)) (result i64)
+      (unreachable)
+      (event $go (return_call $count (i64.const 10000000) (i64.const 0))))
+    (func (export "count_in_fiber") (result i64) (fiber.resume $v $go (fiber.new $in_fiber))))
+  )");
+  auto direct = h.call("count", {Value::i64(10'000'000), Value::i64(0)});
+  ASSERT_TRUE(direct.ok()) << direct.error().to_string();
+  EXPECT_EQ((*direct)[0].as_i64(), 20'000'000);
+  auto indirect = h.call("count_indirect", {Value::i64(10'000'000), Value::i64(0)});
+  ASSERT_TRUE(indirect.ok()) << indirect.error().to_string();
+  EXPECT_EQ((*indirect)[0].as_i64(), 10'000'000);
+  auto fiber = h.call("count_in_fiber");
+  ASSERT_TRUE(fiber.ok()) << fiber.error().to_string();
+  EXPECT_EQ((*fiber)[0].as_i64(), 20'000'000);
+}
+
 WEFT_EXEC_TEST(Execution, DeepRecursionIsExhaustionNotACrash) {
   WatHarness h(tier(), R"((module (func $r (export "r") (param i64) (result i64)
     (i64.add (call $r (i64.add (local.get 0) (i64.const 1))) (i64.const 1)))))");
