@@ -45,9 +45,60 @@ void FunctionCompiler::call_function(const runtime::FuncInstance*, uint32_t para
   push_slots(results);
 }
 
+// call_indirect's and return_call_indirect's target: the table entry the index
+// on top of the stack names, checked (null, bounds, signature: traps) by
+// weft_jit_resolve_indirect; leaves the stack spilled and the FuncInstance* in rdx.
+void FunctionCompiler::resolve_indirect_callee(const Instruction& imm) {
+  Reg index = pop_to_reg();
+  spill_all();
+  masm_.zero_extend32(reg::rcx, index);
+  free_reg(index);
+  masm_.move(reg::rdi, reg::r12);
+  masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
+  masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(instance_.tables[imm.index2]));
+  masm_.move_imm(reg::r8, instance_.type_ids[imm.index]);
+  masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_resolve_indirect));
+  masm_.test(true, reg::rax, reg::rax);
+  masm_.jump_if_zero(trap_return_);
+  masm_.move(reg::rdx, reg::rax);
+}
+
+void FunctionCompiler::tail_call_function(uint32_t params) {
+  const uint32_t first = height() - params;
+  // The arguments move down to the frame base, in ascending order: every
+  // destination lies below its source.
+  for (uint32_t i = 0; i < params; ++i) {
+    masm_.load64(reg::rax, reg::rbx, stack_disp(first + i));
+    masm_.store64(reg::rbx, slot_disp(i), reg::rax);
+  }
+  // The callee's context and frame, before leave_frame restores r12 and rbx;
+  // it checks its own frame and depth on entry (its prologue), and counts itself.
+  masm_.move(reg::rdi, reg::r12);
+  masm_.move(reg::rsi, reg::rbx);
+  leave_frame(/*count_depth=*/true);
+  masm_.jump_indirect_mem(reg::rdx, native_entry_offset());  // it returns to our caller
+  truncate(first);
+  mark_unreachable();
+}
+
 Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   switch (op) {
+    case Opcode::ReturnCall: {
+      runtime::FuncInstance* callee = instance_.functions[imm.index];
+      if (has_vec(*callee->type)) return unsupported("return_call with v128 values");
+      spill_all();
+      masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(callee));
+      tail_call_function(uint32_t(callee->type->params.size()));
+      return {};
+    }
+    case Opcode::ReturnCallIndirect: {
+      const FuncType& type = module_.types[imm.index];
+      if (has_vec(type)) return unsupported("return_call_indirect with v128 values");
+      resolve_indirect_callee(imm);
+      tail_call_function(uint32_t(type.params.size()));
+      return {};
+    }
     case Opcode::Call: {
       runtime::FuncInstance* callee = instance_.functions[imm.index];
       if (has_vec(*callee->type)) return unsupported("call with v128 values");
@@ -59,18 +110,7 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
     case Opcode::CallIndirect: {
       const FuncType& type = module_.types[imm.index];
       if (has_vec(type)) return unsupported("call_indirect with v128 values");
-      Reg index = pop_to_reg();
-      spill_all();
-      masm_.zero_extend32(reg::rcx, index);
-      free_reg(index);
-      masm_.move(reg::rdi, reg::r12);
-      masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
-      masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(instance_.tables[imm.index2]));
-      masm_.move_imm(reg::r8, instance_.type_ids[imm.index]);
-      masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_resolve_indirect));
-      masm_.test(true, reg::rax, reg::rax);
-      masm_.jump_if_zero(trap_return_);
-      masm_.move(reg::rdx, reg::rax);
+      resolve_indirect_callee(imm);
       call_function(nullptr, uint32_t(type.params.size()), uint32_t(type.results.size()));
       return {};
     }

@@ -108,16 +108,24 @@ void FunctionCompiler::prologue() {
   check_interrupt();
 }
 
+void FunctionCompiler::leave_frame(bool count_depth) {
+  if (count_depth) {
+    masm_.load64(reg::r11, reg::r12, ctx_stack);
+    masm_.inc_mem32(reg::r11, stack_depth, -1);
+  }
+  if (uses_memory_)
+    for (int i = int(std::size(kSaved)) - 1; i >= 0; --i) masm_.pop(kSaved[i]);
+  else
+    for (int i = int(std::size(kSavedWithoutMemory)) - 1; i >= 0; --i) masm_.pop(kSavedWithoutMemory[i]);
+}
+
 void FunctionCompiler::epilogue_and_stubs() {
   masm_.bind(return_label_);
   masm_.load64(reg::r11, reg::r12, ctx_stack);
   masm_.inc_mem32(reg::r11, stack_depth, -1);
   masm_.move_imm(reg::rax, 0);
   masm_.bind(exit_label_);
-  if (uses_memory_)
-    for (int i = int(std::size(kSaved)) - 1; i >= 0; --i) masm_.pop(kSaved[i]);
-  else
-    for (int i = int(std::size(kSavedWithoutMemory)) - 1; i >= 0; --i) masm_.pop(kSavedWithoutMemory[i]);
+  leave_frame(/*count_depth=*/false);  // counted above (trap paths enter at exit_label_)
   masm_.ret();
   fiber_stubs();  // may add trap labels: bound below
 

@@ -122,6 +122,13 @@ class FunctionCompiler {
   Label trap_label(runtime::TrapKind kind);
 
   Result<void> block_signature(const BlockType& block, uint32_t& params, uint32_t& results) const;
+  // A tail call to the FuncInstance* in rdx with `params` arguments on top of
+  // the (spilled) stack: they move to the frame base, this frame is torn down
+  // as by a return, and the callee is jumped to — it returns to our caller.
+  void tail_call_function(uint32_t params);
+  void resolve_indirect_callee(const Instruction& imm);  // call_indirect's target into rdx
+  // Undoes the prologue: the call depth (when `count_depth`) and the saved registers.
+  void leave_frame(bool count_depth);
   // The next instruction from reader_, or why it cannot be compiled.
   Result<void> read_instruction(Instruction& insn);
 

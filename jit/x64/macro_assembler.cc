@@ -607,6 +607,9 @@ void MacroAssembler::call_absolute(const void* fn) {
 void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) {
   if (uint8_t* p = reserve()) commit(put_rm(p, false, 0xFF, 2, base, disp));  // call [base + disp]: FF /2
 }
+void MacroAssembler::jump_indirect_mem(Reg base, int32_t disp) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0xFF, 4, base, disp));  // jmp [base + disp]: FF /4
+}
 void MacroAssembler::push(Reg r) {
   if (uint8_t* p = reserve()) {
     p = put_rex(p, false, 0, r);

@@ -149,6 +149,7 @@ class MacroAssembler {
   // ---- calls, frames --------------------------------------------------------
   void call_absolute(const void* fn);        // via r11
   void call_indirect_mem(Reg base, int32_t disp);  // call [base + disp]
+  void jump_indirect_mem(Reg base, int32_t disp);  // jmp [base + disp] (tail calls)
   void push(Reg r);
   void pop(Reg r);
   void ret();

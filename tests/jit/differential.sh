@@ -3,7 +3,7 @@
 # runs each module on both tiers in one process and compares results, traps,
 # import calls, globals and memory bit for bit. Two parts:
 #  1. N random modules from Binaryen's `wasm-opt -ttf --denan` (the features
-#     fuzz/differential.py uses), every export called CALLS times;
+#     fuzz/differential.py uses, and tail calls), every export called CALLS times;
 #  2. FIBER_N generated fiber programs (fuzz/fiber_program.h: handle/event and
 #     all nine fiber.* instructions), every root called twice, under the fiber
 #     fuzzer's limits; the tool also counts the runs that delivered events.
@@ -37,7 +37,7 @@ binaryen_runs=0 binaryen_disagree=0 binaryen_files=0
 if [ "$n" -gt 0 ]; then
   command -v wasm-opt >/dev/null || { echo "jit differential: wasm-opt (binaryen) not found" >&2; exit 2; }
   features=(--mvp-features --enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int
-            --enable-bulk-memory --enable-multivalue)
+            --enable-bulk-memory --enable-multivalue --enable-tail-call)
   for i in $(seq 1 "$n"); do
     head -c $((4096 + RANDOM % 61440)) /dev/urandom > "$work/in.dat"
     wasm-opt "$work/in.dat" -ttf "${features[@]}" --denan -o "$work/m$i.wasm" 2>/dev/null || rm -f "$work/m$i.wasm"

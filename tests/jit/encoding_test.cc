@@ -334,9 +334,14 @@ TEST(JitEncoding, DirectBranchesMatchAsmjit) {
                        r.movzx(x86::gpd(a), x86::gpb_lo(a));
                      }));
     for (int32_t disp : {0, 8, 0x30, 200, -4})
+    {
       EXPECT_TRUE(same([&](auto& m) { m.call_indirect_mem(a, disp); },
                        [&](auto& r) { r.call(x86::qword_ptr(x86::gpq(a), disp)); }))
           << int(a) << " " << disp;
+      EXPECT_TRUE(same([&](auto& m) { m.jump_indirect_mem(a, disp); },
+                       [&](auto& r) { r.jmp(x86::qword_ptr(x86::gpq(a), disp)); }))
+          << int(a) << " " << disp;
+    }
   }
   // call_absolute: the address in r11, then call r11.
   const void* fn = reinterpret_cast<const void*>(uintptr_t(0x123456789ABCull));
