@@ -16,6 +16,8 @@ class WastParser : public Cursor {
  public:
   explicit WastParser(const TokenList& tokens) : Cursor(tokens, 0) {}
 
+  const Token& peek_at(size_t index) const { return index < tl_.tokens.size() ? tl_.tokens[index] : tl_.tokens.back(); }
+
   bool parse(WastScript& out) {
     // A script that starts with a module field is one module body.
     if (at(TokKind::LParen) && is_module_field(peek(1))) {
@@ -32,7 +34,25 @@ class WastParser : public Cursor {
     }
     while (!at(TokKind::Eof)) {
       WastCommand cmd;
-      if (!parse_command(cmd)) return false;
+      const size_t start = pos_;
+      if (!parse_command(cmd)) {
+        // Not a command weft can parse (an unknown construct, say): report it
+        // and go on with the next top-level form — the lexer matched its
+        // parentheses, so its end is known.
+        if (tl_.tokens[start].kind != TokKind::LParen) return false;
+        const Error& error = *err_;
+        WastCommand failed;
+        failed.kind = WastCommand::Kind::ParseError;
+        const bool located = error.location.kind == Location::Kind::LineColumn;
+        failed.line = located ? error.location.line : tl_.line(tl_.tokens[start].offset);
+        failed.column = located ? error.location.column : 0;
+        failed.text = error.message;
+        failed.defines_module = peek_at(start + 1).kind == TokKind::Atom && peek_at(start + 1).kw == Kw::Module;
+        out.commands.push_back(std::move(failed));
+        err_.reset();
+        pos_ = tl_.tokens[start].close + 1;
+        continue;
+      }
       out.commands.push_back(std::move(cmd));
     }
     return true;

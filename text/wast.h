@@ -72,9 +72,12 @@ struct WastCommand {
     AssertInvalid,        // module + text
     AssertUnlinkable,     // module + text
     AssertUninstantiable, // module + text
+    ParseError,           // a command that does not parse: `text` says why, at line:column
   };
   Kind kind = Kind::Module;
   uint32_t line = 0;  // line of the command's opening parenthesis (for reports)
+  uint32_t column = 0;  // ParseError: where the parse failed (line is then that line too)
+  bool defines_module = false;  // ParseError: the form was a `(module …)` (later actions lack it)
   std::optional<WastModule> module;
   std::optional<WastAction> action;
   std::vector<WastExpected> expected;
@@ -86,7 +89,10 @@ struct WastScript {
   std::vector<WastCommand> commands;
 };
 
-// Parses a whole .wast script. Errors are ErrorKind::Malformed with line:column.
+// Parses a whole .wast script. A command that does not parse becomes a
+// ParseError command (message, line:column) and parsing goes on after it, as
+// the reference interpreter's script runner does; errors of the script as a
+// whole (tokens, parentheses) are ErrorKind::Malformed with line:column.
 Result<WastScript> parse_wast(std::string_view source);
 
 }  // namespace weft::text

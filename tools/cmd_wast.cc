@@ -41,12 +41,22 @@ void print_details(const std::string& file, const tools::WastReport& report, con
   }
   size_t shown = 0;
   for (const tools::WastFailure& f : report.failures) {
+    if (f.command == "parse") continue;  // print_parse_failures, in every mode
     if (shown++ == kMaxFailureDetails) {
       std::printf("  ... and %zu more failures (-v shows all)\n", report.failures.size() - kMaxFailureDetails);
       break;
     }
-    std::printf("  %s:%u: %s: %s\n", file.c_str(), f.line, f.command.c_str(), f.message.c_str());
+    std::string where = file + ":" + std::to_string(f.line);
+    if (f.column != 0) where += ":" + std::to_string(f.column);
+    std::printf("  %s: %s: %s\n", where.c_str(), f.command.c_str(), f.message.c_str());
   }
+}
+
+// Commands that did not parse, in every mode: like a script that does not
+// parse, their message and line:column are the only explanation.
+void print_parse_failures(const std::string& file, const tools::WastReport& report) {
+  for (const tools::WastFailure& f : report.failures)
+    if (f.command == "parse") print_script_error(file, f);
 }
 
 int run_wast_files(const WastArgs& args) {
@@ -69,6 +79,7 @@ int run_wast_files(const WastArgs& args) {
     const bool ok = report.ok() && !fell_back;
     if (ok) passing_files.push_back(file);
     if (report.script_error) print_script_error(file, *report.script_error);
+    print_parse_failures(file, report);
     if (!args.quiet) print_details(file, report, args);
     std::printf("%s %s: %u passed, %u failed\n", ok ? "PASS" : "FAIL", file.c_str(), report.passed,
                 report.failed + (fell_back ? 1 : 0));

@@ -168,6 +168,7 @@ const char* command_name(WastCommand::Kind kind) {
     case WastCommand::Kind::AssertInvalid: return "assert_invalid";
     case WastCommand::Kind::AssertUnlinkable: return "assert_unlinkable";
     case WastCommand::Kind::AssertUninstantiable: return "assert_uninstantiable";
+    case WastCommand::Kind::ParseError: return "parse";
   }
   return "command";
 }
@@ -281,7 +282,7 @@ class Runner {
       }
       if (failure) {
         report_.failed++;
-        report_.failures.push_back({command.line, 0, command_name(command.kind), *failure});
+        report_.failures.push_back({command.line, command.column, command_name(command.kind), *failure});
         trace(command, "FAIL " + std::string(command_name(command.kind)) + ": " + *failure);
       } else {
         report_.passed++;
@@ -319,7 +320,10 @@ class Runner {
   }
 
   void trace(const WastCommand& command, std::string line) {
-    if (options_.trace) report_.trace.push_back(std::to_string(command.line) + ": " + std::move(line));
+    if (!options_.trace) return;
+    std::string where = std::to_string(command.line);
+    if (command.column != 0) where += ":" + std::to_string(command.column);
+    report_.trace.push_back(where + ": " + std::move(line));
   }
   // Extra context for the trace line of a passing check (e.g. the rejection message).
   void note(const Error& error) { note_ = " (" + describe_error(error) + ")"; }
@@ -393,6 +397,11 @@ class Runner {
     using K = WastCommand::Kind;
     switch (c.kind) {
       case K::Module: return define_module(c);
+      case K::ParseError:
+        // The script goes on; a module that did not parse is missing for the
+        // actions after it, as one that failed to instantiate is.
+        if (c.defines_module) latest_ = ModuleSlot{std::nullopt, "the module did not parse: " + c.text};
+        return c.text;
       case K::Register: {
         auto instance = find_instance(c.module_id);
         if (!instance.ok()) return instance.error().message;

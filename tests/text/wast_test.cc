@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/text/test_util.h"
+
 namespace weft::text {
 namespace {
 
@@ -153,12 +155,25 @@ TEST(Wast, Errors) {
                           "(invoke \"f\" (f32.const nan:canonical))", "(invoke \"f\" (ref.extern))",
                           "(assert_return (invoke \"f\") (v128.const i32x4 1 2 3))", "(bogus)", "(module (func $x $y))",
                           "(assert_trap (invoke \"f\"))", "(register \"\\ff\")", "(invoke \"f\" (i32.add))", "x"}) {
-    Result<WastScript> r = parse_wast(bad);
-    EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) {
-      EXPECT_EQ(r.error().kind, ErrorKind::Malformed);
-    }
+    EXPECT_TRUE(testing::wast_rejected(bad)) << bad;
   }
+}
+
+// A command that does not parse fails alone, with its line:column, and the
+// script goes on after it.
+TEST(Wast, ACommandThatDoesNotParseIsReportedAndSkipped) {
+  WastScript s = parse_script("(module)\n(assert_return (invoke \"f\") (bogus.const 1))\n(module $m)");
+  ASSERT_EQ(s.commands.size(), 3u);
+  EXPECT_EQ(s.commands[0].kind, WastCommand::Kind::Module);
+  EXPECT_EQ(s.commands[1].kind, WastCommand::Kind::ParseError);
+  EXPECT_EQ(s.commands[1].line, 2u);
+  EXPECT_GT(s.commands[1].column, 1u);
+  EXPECT_FALSE(s.commands[1].text.empty());
+  EXPECT_FALSE(s.commands[1].defines_module);
+  EXPECT_EQ(s.commands[2].kind, WastCommand::Kind::Module);
+  WastScript m = parse_script("(module (func (bogus.op)))");
+  ASSERT_EQ(m.commands.size(), 1u);
+  EXPECT_TRUE(m.commands[0].defines_module);
 }
 
 TEST(Wast, NeverCrashesOnMutatedInput) {
