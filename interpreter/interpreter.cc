@@ -24,7 +24,9 @@ Interpreter::Interpreter(runtime::Store& store) : store_(store), current_stack_(
 
 Interpreter::~Interpreter() = default;
 
-Result<void> Interpreter::prepare_instance(runtime::Instance& instance) { return prepare(instance, false); }
+Result<void> Interpreter::prepare_instance(runtime::Instance& instance) {
+  return prepare(instance, /*lazy=*/!store_.config().eager_compilation);
+}
 
 Result<void> Interpreter::prepare_instance_lazily(runtime::Instance& instance) { return prepare(instance, true); }
 

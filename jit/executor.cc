@@ -107,6 +107,9 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     stats_.compiled += compiled;
     write_perf_map(instance, code);
   }
+  // The functions left to the interpreter: translated now only with
+  // Config::eager_compilation, else at their first call (as on the interpreter tier).
+  if (!store_.config().eager_compilation) return {};
   for (uint32_t i : fallbacks) {
     Result<void> r = interpreter::ensure_translated(
         *static_cast<const interpreter::CompiledFunction*>(instance.functions[imported + i]->compiled));
