@@ -5,8 +5,9 @@
 // function names of its frames, innermost first ("  at NAME" lines of
 // Error::detail), not code positions. A frame's function index is found by
 // name in the module of the called function (or of the module being
-// instantiated, for a start function); frames whose name is not found there
-// (code of another instance reached by a cross-instance call) are left out.
+// instantiated, for a start function). A frame of another instance (reached
+// by a cross-instance call) is left out when its name is not found there, and
+// misattributed when it is (unnamed functions are "func[N]" everywhere).
 // The position inside the function is not recorded, so a frame reports the
 // start of its function: function offset 0 and, as module offset, where the
 // function's body starts in the binary.
