@@ -159,17 +159,32 @@ std::span<const uint8_t> Store::jit_code(Extern func) const {
 Store::~Store() = default;
 
 Result<Instance> Store::instantiate(const WasmModule& module, const Linker& linker) {
-  const Module& ir = module.ir();
-  std::vector<runtime::ExternValue> imports;
-  imports.reserve(ir.imports.size());
-  for (const Import& imp : ir.imports) {
+  std::vector<Extern> imports;
+  imports.reserve(module.ir().imports.size());
+  for (const Import& imp : module.ir().imports) {
     std::optional<Extern> ext = linker.find(imp.module, imp.name);
     if (!ext)
       return make_error(ErrorKind::Unlinkable, "unknown import \"" + imp.module + "\" \"" + imp.name + "\"");
-    imports.push_back({ext->kind, ext->object});
+    imports.push_back(*ext);
+  }
+  return instantiate(module, imports);
+}
+
+Result<Instance> Store::instantiate(const WasmModule& module, std::span<const Extern> imports) {
+  const Module& ir = module.ir();
+  if (imports.size() != ir.imports.size())
+    return make_error(ErrorKind::Unlinkable, "expected " + std::to_string(ir.imports.size()) + " imports, got " +
+                                                 std::to_string(imports.size()));
+  std::vector<runtime::ExternValue> resolved;
+  resolved.reserve(imports.size());
+  for (size_t i = 0; i < imports.size(); ++i) {
+    if (!imports[i].object)
+      return make_error(ErrorKind::Unlinkable, "import " + std::to_string(i) + " (\"" + ir.imports[i].module +
+                                                   "\" \"" + ir.imports[i].name + "\") is missing");
+    resolved.push_back({imports[i].kind, imports[i].object});
   }
   WEFT_TRY_ASSIGN(runtime::Instance * inst,
-                  runtime::instantiate(*store_, module.impl->module, module.impl->info, imports));
+                  runtime::instantiate(*store_, module.impl->module, module.impl->info, resolved));
   Instance out;
   out.raw = inst;
   return out;
@@ -314,6 +329,44 @@ Result<void> Store::memory_write(Extern memory, uint64_t offset, std::span<const
     return make_error(ErrorKind::Trap, "out of bounds memory access");
   std::memcpy(m->data + offset, in.data(), in.size());
   return {};
+}
+
+MemoryType Store::memory_type(Extern memory) const {
+  return static_cast<runtime::MemoryInstance*>(memory.object)->type;
+}
+
+std::optional<uint64_t> Store::memory_grow(Extern memory, uint64_t delta_pages) {
+  int64_t old_pages = static_cast<runtime::MemoryInstance*>(memory.object)->grow(delta_pages);
+  if (old_pages < 0) return std::nullopt;
+  return uint64_t(old_pages);
+}
+
+// ---- Tables ------------------------------------------------------------------
+
+TableType Store::table_type(Extern table) const { return static_cast<runtime::TableInstance*>(table.object)->type; }
+
+uint32_t Store::table_size(Extern table) const { return static_cast<runtime::TableInstance*>(table.object)->size(); }
+
+std::optional<Value> Store::table_get(Extern table, uint32_t index) const {
+  auto* t = static_cast<runtime::TableInstance*>(table.object);
+  if (index >= t->elements.size()) return std::nullopt;
+  return Value::from_raw(t->type.element, &t->elements[index]);
+}
+
+Result<void> Store::table_set(Extern table, uint32_t index, Value value) {
+  auto* t = static_cast<runtime::TableInstance*>(table.object);
+  if (value.type().kind != t->type.element.kind) return make_error(ErrorKind::Usage, "table element type mismatch");
+  if (index >= t->elements.size()) return make_error(ErrorKind::Trap, "out of bounds table access");
+  t->elements[index] = value.raw()[0];
+  return {};
+}
+
+std::optional<uint32_t> Store::table_grow(Extern table, uint32_t delta, Value init) {
+  auto* t = static_cast<runtime::TableInstance*>(table.object);
+  if (init.type().kind != t->type.element.kind) return std::nullopt;
+  int64_t old_size = t->grow(delta, init.raw()[0]);
+  if (old_size < 0) return std::nullopt;
+  return uint32_t(old_size);
 }
 
 }  // namespace weft

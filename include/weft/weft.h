@@ -184,6 +184,9 @@ class Store {
   // Instantiates: resolves imports (Unlinkable), initialises segments and runs
   // the start function (Uninstantiable / Trap / Exhaustion errors).
   Result<Instance> instantiate(const WasmModule& module, const Linker& linker);
+  // The same with the imports given by position, in the order of
+  // module.imports() (the standard C API's wasm_instance_new).
+  Result<Instance> instantiate(const WasmModule& module, std::span<const Extern> imports);
 
   Extern create_host_function(FuncType type, HostCallback callback, std::string debug_name = "host");
   Extern create_global(GlobalType type, Value init);
@@ -218,6 +221,20 @@ class Store {
   uint8_t* memory_data(Extern memory);
   Result<void> memory_read(Extern memory, uint64_t offset, std::span<uint8_t> out) const;
   Result<void> memory_write(Extern memory, uint64_t offset, std::span<const uint8_t> in);
+  // The current type (limits.min is the current size in pages).
+  MemoryType memory_type(Extern memory) const;
+  // Grows by `delta_pages`: the old size in pages, or nothing if the memory
+  // cannot grow that far (its maximum, Config::max_memory_pages).
+  std::optional<uint64_t> memory_grow(Extern memory, uint64_t delta_pages);
+
+  // Tables (bounds-checked; an element's Value has the table's element type).
+  TableType table_type(Extern table) const;  // limits.min is the current size
+  uint32_t table_size(Extern table) const;
+  std::optional<Value> table_get(Extern table, uint32_t index) const;
+  Result<void> table_set(Extern table, uint32_t index, Value value);
+  // Grows by `delta` elements set to `init`: the old size, or nothing if the
+  // table cannot grow that far (its maximum, Config::max_table_elements).
+  std::optional<uint32_t> table_grow(Extern table, uint32_t delta, Value init);
 
   // Tier in use and JIT compilation counts over every instance of this store.
   TierStats tier_stats() const;
