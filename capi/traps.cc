@@ -2,12 +2,13 @@
 // weft errors with their backtraces resolved to function indices.
 //
 // What a frame knows. weft's executors record a trap's backtrace as the
-// function names of its frames, innermost first ("  at NAME" lines of
-// Error::detail), not code positions. A frame's function index is found by
-// name in the module of the called function (or of the module being
-// instantiated, for a start function). A frame of another instance (reached
-// by a cross-instance call) is left out when its name is not found there, and
-// misattributed when it is (unnamed functions are "func[N]" everywhere).
+// descriptions of its frames, innermost first ("  at NAME (func[N])" or
+// "  at func[N]" lines of Error::detail, Module::function_description), not
+// code positions. A frame's function index is found by that description in
+// the module of the called function (or of the module being instantiated,
+// for a start function). A frame of another instance (reached by a
+// cross-instance call) is left out when its description is not found there,
+// and misattributed when it is (the same name and index in both modules).
 // The position inside the function is not recorded, so a frame reports the
 // start of its function: function offset 0 and, as module offset, where the
 // function's body starts in the binary.
@@ -24,7 +25,7 @@ namespace {
 std::optional<Frame> resolve_frame(std::string_view name, const Module& module, StoreObject* instance) {
   const uint32_t imported = module.num_imported_functions();
   for (uint32_t index = 0; index < module.total_functions(); ++index) {
-    if (module.function_name(index) != name) continue;
+    if (module.function_description(index) != name) continue;
     Frame frame;
     frame.instance = instance;
     frame.function_index = index;
