@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tools/module_input.h"
+
 namespace weft::cli {
 
 CLI::Option* add_tier_option(CLI::App& command, std::string& tier) {
@@ -73,6 +75,8 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.max_fibers) config.max_fibers = *limits.max_fibers;
   if (limits.fiber_stack_size) config.fiber_stack_size = *limits.fiber_stack_size;
   if (limits.disable_fibers) config.enable_fibers = false;
+  if (limits.value_stack_bytes) config.value_stack_bytes = *limits.value_stack_bytes;
+  if (limits.enable_simd) config.enable_simd = *limits.enable_simd;
   return config;
 }
 
@@ -97,7 +101,12 @@ int report_error(const Error& error, const std::string& context) {
     std::fputs(error.detail.c_str(), stderr);
     if (error.detail.back() != '\n') std::fputc('\n', stderr);
   }
-  return error.kind == ErrorKind::Usage ? kExitUsage : kExitFailure;
+  switch (error.kind) {
+    case ErrorKind::Trap:
+    case ErrorKind::Exhaustion: return kExitTrap;
+    case ErrorKind::Usage: return kExitUsage;
+    default: return kExitFailure;
+  }
 }
 
 std::optional<std::string> check_input_file(const std::string& path) {
@@ -117,6 +126,12 @@ Result<std::string> read_file(const std::string& path) {
   contents << in.rdbuf();
   if (in.bad()) return make_error(ErrorKind::Io, "cannot read '" + path + "'");
   return contents.str();
+}
+
+Result<WasmModule> load_module_file(const Engine& engine, const std::string& path) {
+  Result<std::string> contents = read_file(path);
+  if (!contents.ok()) return contents.error();
+  return tools::load_module(engine, path, *contents);
 }
 
 }  // namespace weft::cli

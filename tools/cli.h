@@ -15,6 +15,9 @@ namespace weft::cli {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;  // the input was rejected, a trap, a failed spec check
 constexpr int kExitUsage = 2;    // bad command line: unknown option, missing file, bad argument
+// A trap (and "call stack exhausted"), as wasmtime exits: 128 + SIGABRT, so
+// scripts that read a status above 128 as "the program died" see it.
+constexpr int kExitTrap = 134;
 
 // Each registers one subcommand; its callback stores the exit code.
 void add_run_command(CLI::App& app, int& exit_code);
@@ -39,6 +42,9 @@ struct LimitArgs {
   std::optional<uint64_t> max_fibers;        // fiber extension
   std::optional<uint64_t> fiber_stack_size;  // bytes per started fiber
   bool disable_fibers = false;               // strict Wasm 2.0: no 0xFA/0x5C/… encodings
+  // Set only through wasmtime's -W keys (max-wasm-stack, simd), see cmd_run.cc.
+  std::optional<uint64_t> value_stack_bytes;
+  std::optional<bool> enable_simd;
 };
 void add_limit_options(CLI::App& command, LimitArgs& limits);
 Config make_config(const std::string& tier, const LimitArgs& limits);
@@ -47,11 +53,14 @@ Config make_config(const std::string& tier, const LimitArgs& limits);
 int usage_error(const std::string& message);
 int failure(const std::string& message);
 // Prints an error from the library: traps as "error: trap: <message>" followed
-// by the Wasm backtrace, everything else as "error: <kind> error at <where>: …".
+// by the Wasm backtrace (exit code kExitTrap), everything else as
+// "error: <kind> error at <where>: …" (kExitFailure, or kExitUsage).
 int report_error(const Error& error, const std::string& context = {});
 
 // Why `path` cannot be used as an input file, or nothing if it can.
 std::optional<std::string> check_input_file(const std::string& path);
 Result<std::string> read_file(const std::string& path);
+// Reads and loads a module file, binary or text (tools/module_input.h).
+Result<WasmModule> load_module_file(const Engine& engine, const std::string& path);
 
 }  // namespace weft::cli

@@ -38,7 +38,7 @@ std::unique_ptr<Inspected> instantiate_for_inspection(const std::string& file, c
     in->exit_code = usage_error(*problem);
     return in;
   }
-  Result<WasmModule> module = WasmModule::from_file(in->engine, file);
+  Result<WasmModule> module = load_module_file(in->engine, file);
   if (!module.ok()) {
     in->exit_code = report_error(module.error(), file);
     return in;

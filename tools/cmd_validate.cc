@@ -13,7 +13,7 @@ namespace {
 int validate_file(const std::string& file) {
   if (auto problem = check_input_file(file)) return usage_error(*problem);
   Engine engine;
-  Result<WasmModule> module = WasmModule::from_file(engine, file);
+  Result<WasmModule> module = load_module_file(engine, file);
   if (!module.ok()) return report_error(module.error(), file);
   std::printf("valid\n");
   return kExitOk;

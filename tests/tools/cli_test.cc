@@ -123,11 +123,65 @@ TEST_P(Cli, InvokeArgumentErrors) {
   EXPECT_NE(r.err.find("no _start export; use --invoke NAME"), std::string::npos) << r.err;
 }
 
-TEST_P(Cli, TrapIsReported) {
+// A trap exits 134 (128 + SIGABRT), as in wasmtime, so scripts that take a
+// status above 128 for "the program died" see it.
+TEST_P(Cli, TrapExits134) {
   fs::path wat = write("add.wat", kAddWat);
   CliResult r = weft("run --invoke boom " + q(wat));
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 134);
   EXPECT_NE(r.err.find("error: trap: unreachable"), std::string::npos) << r.err;
+}
+
+TEST_P(Cli, UsageErrorsExit2) {
+  fs::path wat = write("add.wat", kAddWat);
+  for (const std::string& args : {"run --frobnicate " + q(wat), "run -W frobnicate " + q(wat),
+                                  "run --invoke add " + q(wat) + " 1", std::string("run"), "--frobnicate " + q(wat)}) {
+    CliResult r = weft(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("error: "), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+// `weft FILE …` is `weft run FILE …`, as in wasmtime; run's options may come
+// first.
+TEST_P(Cli, RunIsTheDefaultCommand) {
+  fs::path wat = write("add.wat", kAddWat);
+  const std::string tier_flag = std::string("--tier=") + weft::test::tier_cli_name(tier());
+  CliResult r = weft(tier_flag + " --invoke add " + q(wat) + " 40 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "42\n");
+  r = weft(tier_flag + " " + q(write("start.wat", R"wast((module (func (export "_start"))))wast")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // A file name that does not exist is a missing file, not an unknown command.
+  r = weft("frobnicate.wasm");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("cannot open 'frobnicate.wasm': no such file"), std::string::npos) << r.err;
+}
+
+// A file that is neither a binary module nor the text format says so, and
+// shows what it found; run, validate and inspect read files the same way.
+TEST_P(Cli, NotAModuleMessage) {
+  const std::string lfs_pointer =
+      "version https://git-lfs.github.com/spec/v1\n"
+      "oid sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n"
+      "size 52736\n";
+  fs::path pointer = write("x.wasm", lfs_pointer);
+  for (const char* command : {"run ", "validate ", "inspect --dispatch "}) {
+    CliResult r = weft(command + q(pointer));
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_NE(r.err.find("not a WebAssembly module (expected binary magic or text): found \"version "
+                         "https://git-lfs.github.com/spec/v1\\n"),
+              std::string::npos)
+        << command << r.err;
+    EXPECT_EQ(r.err.find("unknown operator"), std::string::npos) << command << r.err;
+  }
+  fs::path version2 = write("v2.wasm", std::string("\0asm\2\0\0\0", 8));
+  CliResult r = weft("run " + q(version2));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("not a WebAssembly module (expected binary magic or text): found the binary magic \\0asm "
+                       "with version 02 00 00 00"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_P(Cli, RunsStart) {
@@ -157,6 +211,8 @@ TEST_P(Cli, ValidateReportsMalformedBinaryWithOffset) {
   r = weft("run " + q(wasm));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("offset 0x"), std::string::npos) << r.err;
+  // A binary module of version 1 is not mistaken for "not a module".
+  EXPECT_EQ(r.err.find("not a WebAssembly module"), std::string::npos) << r.err;
 }
 
 TEST_P(Cli, ValidateTextModules) {
