@@ -62,6 +62,11 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
                      "operands; committed lazily (default " + std::to_string(defaults.fiber_stack_size) + ")")
       ->type_name("BYTES")
       ->check(CLI::Range(uint64_t(128 * 1024), uint64_t(1) << 32));
+  command.add_option("--compile", limits.compile,
+                     "When functions are translated for the interpreter: lazy (at their first call, the default) or "
+                     "eager (all at instantiation, so an untranslatable function fails the module)")
+      ->type_name("lazy|eager")
+      ->check(CLI::IsMember({"lazy", "eager"}));
   command.add_flag("--disable-fibers", limits.disable_fibers,
                    "Strict Wasm 2.0: reject the fiber extension's types, tags and instructions as malformed");
 }
@@ -77,6 +82,8 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.disable_fibers) config.enable_fibers = false;
   if (limits.value_stack_bytes) config.value_stack_bytes = *limits.value_stack_bytes;
   if (limits.enable_simd) config.enable_simd = *limits.enable_simd;
+  config.eager_compilation = limits.compile == "eager";
+  config.interruptible = limits.timeout.has_value();
   return config;
 }
 

@@ -2,6 +2,8 @@
 // error printing. Each subcommand lives in its own cmd_*.cc file.
 #pragma once
 
+#include <chrono>
+
 #include <optional>
 #include <string>
 
@@ -45,6 +47,9 @@ struct LimitArgs {
   // Set only through wasmtime's -W keys (max-wasm-stack, simd), see cmd_run.cc.
   std::optional<uint64_t> value_stack_bytes;
   std::optional<bool> enable_simd;
+  std::string compile = "lazy";  // --compile=lazy|eager (Config::eager_compilation)
+  // Set only by `weft run` (--timeout, -W timeout=): makes the store interruptible.
+  std::optional<std::chrono::milliseconds> timeout;
 };
 void add_limit_options(CLI::App& command, LimitArgs& limits);
 Config make_config(const std::string& tier, const LimitArgs& limits);

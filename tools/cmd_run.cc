@@ -3,11 +3,14 @@
 // by its parameter types. Takes wasmtime's `run` flags too (--argv0,
 // --preload, -W, -S), so wasmtime command lines carry over.
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tools/cli.h"
@@ -34,6 +37,8 @@ struct RunArgs {
   std::vector<std::string> wasm_options;  // -W KEY[=VAL][,…]
   std::vector<std::string> wasi_options;  // -S KEY[=VAL][,…]
   bool tier_stats = false;                // -v, --tier-stats
+  std::string timeout;                    // --timeout DURATION (as -W timeout=)
+  std::string profile;                    // --profile=perfmap
 };
 
 struct Preload {
@@ -110,6 +115,12 @@ Result<LimitArgs> limits_with_wasm_options(const RunArgs& a) {
   if (w.value_stack_bytes) limits.value_stack_bytes = w.value_stack_bytes;
   if (w.simd) limits.enable_simd = w.simd;
   if (w.fibers) limits.disable_fibers = !*w.fibers;
+  if (!a.timeout.empty()) {
+    Result<std::chrono::milliseconds> d = tools::parse_duration(a.timeout);
+    if (!d.ok()) return make_error(ErrorKind::Usage, "--timeout: " + d.error().message);
+    limits.timeout = *d;
+  }
+  if (w.timeout) limits.timeout = w.timeout;
   return limits;
 }
 
@@ -179,7 +190,14 @@ int run_module(const RunArgs& a) {
   Result<std::unique_ptr<wasi::WasiContext>> wasi = wasi::WasiContext::create(std::move(*options));
   if (!wasi.ok()) return usage_error(wasi.error().message);
 
-  Engine engine(make_config(a.tier, *limits));
+  Config config = make_config(a.tier, *limits);
+  if (!a.profile.empty()) {
+    if (a.profile != "perfmap")
+      return usage_error("--profile=" + a.profile + " is not supported yet (weft has --profile=perfmap: perf's "
+                         "/tmp/perf-PID.map naming JIT code)");
+    config.perf_map = true;
+  }
+  Engine engine(config);
   Result<WasmModule> module = load_module_file(engine, a.file);
   if (!module.ok()) return report_error(module.error(), a.file);
 
@@ -193,6 +211,43 @@ int run_module(const RunArgs& a) {
     }
   } tier_stats_on_exit{store, a.tier_stats};
 
+  // --timeout / -W timeout=: a watchdog thread interrupts the store when the
+  // time is up (the code traps "interrupted" at its next call or loop
+  // iteration); it is told to stop when the run ends first.
+  struct Watchdog {
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    bool done = false;
+    bool fired = false;
+    std::thread thread;
+    ~Watchdog() {
+      if (!thread.joinable()) return;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        done = true;
+      }
+      done_cv.notify_all();
+      thread.join();
+    }
+  } watchdog;
+  if (limits->timeout) {
+    Result<InterruptHandle> handle = store.interrupt_handle();
+    if (!handle.ok()) return failure(handle.error().message);
+    watchdog.thread = std::thread([&watchdog, handle = *handle, timeout = *limits->timeout] {
+      std::unique_lock<std::mutex> lock(watchdog.mutex);
+      if (watchdog.done_cv.wait_for(lock, timeout, [&] { return watchdog.done; })) return;
+      watchdog.fired = true;
+      handle.interrupt();
+    });
+  }
+  auto report_run_error = [&](const Error& error, const std::string& where = "") {
+    if (watchdog.fired) {
+      if (a.timeout.empty()) std::fprintf(stderr, "weft: the -W timeout elapsed\n");
+      else std::fprintf(stderr, "weft: the --timeout of %s elapsed\n", a.timeout.c_str());
+    }
+    return where.empty() ? report_error(error) : report_error(error, where);
+  };
+
   Linker linker;
   (*wasi)->define(store, linker);
   // --preload NAME=PATH: instantiated in order, each linked against WASI and
@@ -204,7 +259,7 @@ int run_module(const RunArgs& a) {
     Result<Instance> instance = store.instantiate(*preload, linker);
     if (!instance.ok()) {
       if (auto status = (*wasi)->exit_status(instance.error())) return int(*status);
-      return report_error(instance.error(), p.path);
+      return report_run_error(instance.error(), p.path);
     }
     linker.define_instance(p.name, *instance);
   }
@@ -212,7 +267,7 @@ int run_module(const RunArgs& a) {
   Result<Instance> instance = store.instantiate(*module, linker);
   if (!instance.ok()) {
     if (auto status = (*wasi)->exit_status(instance.error())) return int(*status);
-    return report_error(instance.error());
+    return report_run_error(instance.error());
   }
   (*wasi)->bind(*instance);
 
@@ -248,7 +303,7 @@ int run_module(const RunArgs& a) {
   if (!results.ok()) {
     // proc_exit unwinds as a trap; its status is the program's, not an error.
     if (auto status = (*wasi)->exit_status(results.error())) return int(*status);
-    return report_error(results.error());
+    return report_run_error(results.error());
   }
   if (!is_start)
     for (const Value& v : *results) std::printf("%s\n", tools::format_cli_value(v).c_str());
@@ -295,6 +350,13 @@ void add_run_command(CLI::App& app, int& exit_code) {
       ->type_name("HOST[::GUEST]")
       ->allow_extra_args(false);
   cmd->add_option("--argv0", args->argv0, "The program's argv[0] (default: FILE's base name)")->type_name("NAME");
+  cmd->add_option("--timeout", args->timeout,
+                  "Stop the program after DURATION (500ms, 10s, 1m; a bare number is seconds): it traps "
+                  "\"interrupted\" and weft exits 134 (as -W timeout=)")
+      ->type_name("DURATION");
+  cmd->add_option("--profile", args->profile,
+                  "perfmap: name the JIT's code in /tmp/perf-PID.map for `perf report` (as wasmtime's --profile=perfmap)")
+      ->type_name("perfmap");
   cmd->add_option("--preload", args->preloads,
                   "Instantiate the module at PATH first and make its exports importable as module NAME "
                   "(repeatable, in order)")

@@ -108,9 +108,15 @@ const OptionKey<WasmOptionSettings> kWasmKeys[] = {
        s.fibers = on;
        return {};
      }},
-    {"timeout", "=DURATION", "not supported yet: weft cannot interrupt running Wasm code",
-     [](std::string_view key, OptionValue, WasmOptionSettings&) -> Result<void> {
-       return not_supported_yet('W', key, "weft cannot interrupt running Wasm code; bound it with -W fuel=N instead");
+    {"timeout", "=DURATION",
+     "stop the program after DURATION (500ms, 10s, 1m; a bare number is seconds): it traps \"interrupted\" at its "
+     "next call or loop iteration and weft exits 134; as --timeout",
+     [](std::string_view key, OptionValue value, WasmOptionSettings& s) -> Result<void> {
+       if (!value) return usage(key_value_error(key, "needs a duration, e.g. timeout=10s"));
+       Result<std::chrono::milliseconds> d = parse_duration(*value);
+       if (!d.ok()) return usage(key_value_error(key, d.error().message));
+       s.timeout = *d;
+       return {};
      }},
 };
 
@@ -176,6 +182,21 @@ std::string help(char group, std::span<const OptionKey<Settings>> keys) {
 }
 
 }  // namespace
+
+Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 12)
+    return make_error(ErrorKind::Usage, "'" + std::string(text) + "' is not a duration (e.g. 500ms, 10s, 1m)");
+  const uint64_t n = std::stoull(std::string(text.substr(0, digits)));
+  const std::string_view unit = text.substr(digits);
+  if (unit == "ms") return std::chrono::milliseconds(n);
+  if (unit == "s" || unit.empty()) return std::chrono::milliseconds(n * 1000);
+  if (unit == "m") return std::chrono::milliseconds(n * 60'000);
+  if (unit == "h") return std::chrono::milliseconds(n * 3'600'000);
+  return make_error(ErrorKind::Usage, "unknown unit '" + std::string(unit) + "' in '" + std::string(text) +
+                                          "' (ms, s, m or h)");
+}
 
 Result<void> apply_wasm_options(std::string_view list, WasmOptionSettings& settings) {
   return apply_options<WasmOptionSettings>('W', kWasmKeys, list, settings);

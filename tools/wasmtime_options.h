@@ -5,6 +5,7 @@
 // are errors listing the known ones (docs/cli.md, "wasmtime flag → weft").
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,7 +23,12 @@ struct WasmOptionSettings {
   std::optional<uint64_t> value_stack_bytes;  // from max-wasm-stack=BYTES
   std::optional<bool> simd;
   std::optional<bool> fibers;  // stack-switching / fibers: weft's fiber extension
+  std::optional<std::chrono::milliseconds> timeout;  // interrupt the run after this long
 };
+
+// A duration as wasmtime writes it: a number with a unit, ms, s, m or h
+// ("500ms", "10s", "1m"); a bare number is seconds.
+Result<std::chrono::milliseconds> parse_duration(std::string_view text);
 
 // What `-S` set.
 struct WasiOptionSettings {

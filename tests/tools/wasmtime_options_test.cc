@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace weft::tools {
 namespace {
 
@@ -49,8 +51,20 @@ TEST(WasmtimeOptions, Errors) {
   EXPECT_EQ(wasm_error("fuel=0x"), "-W fuel: '0x' is not a number");
   EXPECT_EQ(wasm_error("fuel=12abc"), "-W fuel: '12abc' is not a number");
   EXPECT_EQ(wasm_error("fuel=1,simd=perhaps"), "-W simd: 'perhaps' is not y, yes, true, n, no or false");
-  EXPECT_NE(wasm_error("timeout=10s").find("-W timeout: not supported yet: weft cannot interrupt"),
-            std::string::npos);
+  EXPECT_EQ(wasm_error("timeout"), "-W timeout: needs a duration, e.g. timeout=10s");
+  EXPECT_NE(wasm_error("timeout=10x").find("-W timeout: unknown unit 'x'"), std::string::npos);
+}
+
+TEST(WasmtimeOptions, Durations) {
+  WasmOptionSettings s;
+  ASSERT_TRUE(apply_wasm_options("timeout=250ms", s).ok());
+  EXPECT_EQ(s.timeout, std::chrono::milliseconds(250));
+  ASSERT_TRUE(apply_wasm_options("timeout=3", s).ok());  // a bare number is seconds
+  EXPECT_EQ(s.timeout, std::chrono::milliseconds(3000));
+  ASSERT_TRUE(apply_wasm_options("timeout=2m", s).ok());
+  EXPECT_EQ(s.timeout, std::chrono::milliseconds(120'000));
+  EXPECT_FALSE(parse_duration("").ok());
+  EXPECT_FALSE(parse_duration("ms").ok());
 }
 
 TEST(WasmtimeOptions, WasiKeys) {

@@ -1,3 +1,3 @@
-;; Loops forever: only fuel stops it.
+;; Loops forever: only fuel or a timeout stops it.
 (module
   (func (export "_start") (loop $forever (br $forever))))
