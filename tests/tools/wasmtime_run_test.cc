@@ -99,7 +99,11 @@ void add_field(Record& r, const std::string& key, const std::string& value) {
 
 std::vector<Record> read_records() {
   std::ifstream in(kDataFile);
-  if (!in) return {Record{.problem = "cannot read " + kDataFile.string()}};
+  if (!in) {
+    Record unreadable;
+    unreadable.problem = "cannot read " + kDataFile.string();
+    return {unreadable};
+  }
   std::vector<Record> records;
   std::optional<Record> current;
   std::string comments;
@@ -117,7 +121,9 @@ std::vector<Record> read_records() {
       comments += line.substr(line.size() > 1 ? 2 : 1) + "\n";
     } else {
       if (!current) {
-        current = Record{.line = line_number, .source = comments};
+        current.emplace();
+        current->line = line_number;
+        current->source = comments;
       }
       const size_t colon = line.find(": ");
       if (colon == std::string::npos) {
@@ -237,8 +243,12 @@ TEST_P(CliWasmtimeRun, HasTheDocumentedEffect) {
   const CliResult result = weft::test::run_cli("env", args, dir);
   SCOPED_TRACE("ran: env " + args + "\nstdout:\n" + result.out + "stderr:\n" + result.err);
 
-  if (r.exit_code) EXPECT_EQ(result.exit_code, *r.exit_code);
-  if (r.stdout_is) EXPECT_EQ(result.out, *r.stdout_is);
+  if (r.exit_code) {
+    EXPECT_EQ(result.exit_code, *r.exit_code);
+  }
+  if (r.stdout_is) {
+    EXPECT_EQ(result.out, *r.stdout_is);
+  }
   for (const std::string& part : r.stdout_has) EXPECT_NE(result.out.find(part), std::string::npos) << part;
   for (const std::string& part : r.stderr_has) EXPECT_NE(result.err.find(part), std::string::npos) << part;
   for (const auto& [path, text] : r.files) EXPECT_EQ(slurp(dir / path), text) << path;
