@@ -8,9 +8,9 @@
 
 namespace weft::jit {
 
-namespace reg = x64::reg;
-
 namespace {
+constexpr Reg kCtx = Registers::kContext, kFp = Registers::kFrame, kCallee = Registers::kCallee;
+constexpr const Reg* kArg = Registers::kArg;
 int32_t native_entry_offset() {
   static const int32_t offset = [] {
     runtime::FuncInstance probe;
@@ -29,17 +29,17 @@ bool has_vec(const FuncType& t) {
 }  // namespace
 
 void FunctionCompiler::check_call_result() {
-  masm_.test(false, reg::rax, reg::rax);
+  masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
   masm_.jump_if_nonzero(propagate_);
   reload_memory();
 }
 
-// Expects the callee FuncInstance* in rdx and the stack spilled.
+// Expects the callee FuncInstance* in kCallee and the stack spilled.
 void FunctionCompiler::call_function(const runtime::FuncInstance*, uint32_t params, uint32_t results) {
   uint32_t first = height() - params;
-  masm_.move(reg::rdi, reg::r12);
-  masm_.lea(reg::rsi, reg::rbx, stack_disp(first));
-  masm_.call_indirect_mem(reg::rdx, native_entry_offset());
+  masm_.move(kArg[0], kCtx);
+  masm_.address_of(kArg[1], kFp, stack_disp(first));
+  masm_.call_indirect_mem(kCallee, native_entry_offset());
   check_call_result();
   truncate(first);
   push_slots(results);
@@ -47,20 +47,20 @@ void FunctionCompiler::call_function(const runtime::FuncInstance*, uint32_t para
 
 // call_indirect's and return_call_indirect's target: the table entry the index
 // on top of the stack names, checked (null, bounds, signature: traps) by
-// weft_jit_resolve_indirect; leaves the stack spilled and the FuncInstance* in rdx.
+// weft_jit_resolve_indirect; leaves the stack spilled and the FuncInstance* in kCallee.
 void FunctionCompiler::resolve_indirect_callee(const Instruction& imm) {
   Reg index = pop_to_reg();
   spill_all();
-  masm_.zero_extend32(reg::rcx, index);
+  masm_.zero_extend32(kArg[3], index);  // first: `index` may be any argument register
   free_reg(index);
-  masm_.move(reg::rdi, reg::r12);
-  masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
-  masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(instance_.tables[imm.index2]));
-  masm_.move_imm(reg::r8, instance_.type_ids[imm.index]);
+  masm_.move(kArg[0], kCtx);
+  masm_.move_imm(kArg[1], reinterpret_cast<uint64_t>(self_));
+  masm_.move_imm(kArg[2], reinterpret_cast<uint64_t>(instance_.tables[imm.index2]));
+  masm_.move_imm(kArg[4], instance_.type_ids[imm.index]);
   masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_resolve_indirect));
-  masm_.test(true, reg::rax, reg::rax);
+  masm_.test_bits(true, Registers::kReturn, Registers::kReturn);
   masm_.jump_if_zero(trap_return_);
-  masm_.move(reg::rdx, reg::rax);
+  masm_.move(kCallee, Registers::kReturn);
 }
 
 void FunctionCompiler::tail_call_function(uint32_t params) {
@@ -68,15 +68,16 @@ void FunctionCompiler::tail_call_function(uint32_t params) {
   // The arguments move down to the frame base, in ascending order: every
   // destination lies below its source.
   for (uint32_t i = 0; i < params; ++i) {
-    masm_.load64(reg::rax, reg::rbx, stack_disp(first + i));
-    masm_.store64(reg::rbx, slot_disp(i), reg::rax);
+    masm_.load64(Registers::kTemp0, kFp, stack_disp(first + i));
+    masm_.store64(kFp, slot_disp(i), Registers::kTemp0);
   }
-  // The callee's context and frame, before leave_frame restores r12 and rbx;
-  // it checks its own frame and depth on entry (its prologue), and counts itself.
-  masm_.move(reg::rdi, reg::r12);
-  masm_.move(reg::rsi, reg::rbx);
+  // The callee's context and frame, before leave_frame restores the pinned
+  // registers; it checks its own frame and depth on entry (its prologue), and
+  // counts itself.
+  masm_.move(kArg[0], kCtx);
+  masm_.move(kArg[1], kFp);
   leave_frame(/*count_depth=*/true);
-  masm_.jump_indirect_mem(reg::rdx, native_entry_offset());  // it returns to our caller
+  masm_.jump_indirect_mem(kCallee, native_entry_offset());  // it returns to our caller
   truncate(first);
   mark_unreachable();
 }
@@ -88,7 +89,7 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
       runtime::FuncInstance* callee = instance_.functions[imm.index];
       if (has_vec(*callee->type)) return unsupported("return_call with v128 values");
       spill_all();
-      masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(callee));
+      masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(callee));
       tail_call_function(uint32_t(callee->type->params.size()));
       return {};
     }
@@ -103,7 +104,7 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
       runtime::FuncInstance* callee = instance_.functions[imm.index];
       if (has_vec(*callee->type)) return unsupported("call with v128 values");
       spill_all();
-      masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(callee));
+      masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(callee));
       call_function(callee, uint32_t(callee->type->params.size()), uint32_t(callee->type->results.size()));
       return {};
     }

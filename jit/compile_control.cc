@@ -12,14 +12,8 @@
 
 namespace weft::jit {
 
-namespace reg = x64::reg;
-
 namespace {
-// Callee-saved registers JIT code uses. r13/r14 (memory base and size) are
-// saved only by functions that use memory: the others never write them. Five
-// or three pushes after the return address both leave rsp 16-byte aligned.
-constexpr Reg kSaved[] = {reg::rbx, reg::r12, reg::r13, reg::r14, reg::r15};
-constexpr Reg kSavedWithoutMemory[] = {reg::rbx, reg::r12, reg::r15};
+constexpr Reg kCtx = Registers::kContext, kFp = Registers::kFrame, kScratch = Registers::kScratch;
 constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
 constexpr int32_t ctx_native_limit = int32_t(offsetof(JitContext, native_limit));
 constexpr int32_t stack_limit = int32_t(offsetof(runtime::ExecStack, limit));
@@ -34,72 +28,70 @@ constexpr int32_t ctx_fuel = int32_t(offsetof(JitContext, fuel));
 void FunctionCompiler::charge_fuel(uint32_t amount) {
   if (!metered_) return;
   Reg fuel = alloc_reg();
-  masm_.load64(reg::r11, reg::r12, ctx_fuel);
-  masm_.load64(fuel, reg::r11, 0);
-  masm_.cmp_imm(true, fuel, int32_t(amount));
+  masm_.load64(kScratch, kCtx, ctx_fuel);
+  masm_.load64(fuel, kScratch, 0);
+  masm_.compare_imm(true, fuel, int32_t(amount));
   masm_.jump_if(Cond::LtU, out_of_fuel_);
-  masm_.int_op_imm(x64::IntOp::Sub, true, fuel, int32_t(amount));
-  masm_.store64(reg::r11, 0, fuel);
+  masm_.int_op_imm(IntOp::Sub, true, fuel, int32_t(amount));
+  masm_.store64(kScratch, 0, fuel);
   free_reg(fuel);
 }
 
 void FunctionCompiler::check_interrupt() {
   if (!interrupt_flag_) return;
   // The flag's address is fixed for the store's lifetime, as is this code.
-  masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(interrupt_flag_));
-  masm_.cmp8_mem_imm(reg::r11, 0, 0);
+  masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(interrupt_flag_));
+  masm_.compare8_mem_imm(kScratch, 0, 0);
   masm_.jump_if(Cond::Ne, trap_label(runtime::TrapKind::Interrupted));
 }
 
 void FunctionCompiler::charge_fuel_bulk(uint32_t position, uint8_t shift) {
   if (!metered_) return;
   Reg fuel = alloc_reg(), amount = alloc_reg();
-  masm_.load32(amount, reg::rbx, stack_disp(position));
-  masm_.shift_imm(x64::ShiftOp::ShrU, true, amount, shift);
-  masm_.int_op_imm(x64::IntOp::Add, true, amount, 1);
-  masm_.load64(reg::r11, reg::r12, ctx_fuel);
-  masm_.load64(fuel, reg::r11, 0);
-  masm_.cmp(true, fuel, amount);
+  masm_.load32(amount, kFp, stack_disp(position));
+  masm_.shift_imm(ShiftOp::ShrU, true, amount, shift);
+  masm_.int_op_imm(IntOp::Add, true, amount, 1);
+  masm_.load64(kScratch, kCtx, ctx_fuel);
+  masm_.load64(fuel, kScratch, 0);
+  masm_.compare(true, fuel, amount);
   masm_.jump_if(Cond::LtU, out_of_fuel_);
-  masm_.int_op(x64::IntOp::Sub, true, fuel, amount);
-  masm_.store64(reg::r11, 0, fuel);
+  masm_.int_op(IntOp::Sub, true, fuel, amount);
+  masm_.store64(kScratch, 0, fuel);
   free_reg(fuel);
   free_reg(amount);
 }
 
 void FunctionCompiler::prologue() {
-  if (uses_memory_)
-    for (Reg r : kSaved) masm_.push(r);
-  else
-    for (Reg r : kSavedWithoutMemory) masm_.push(r);
-  masm_.move(reg::r12, reg::rdi);
-  masm_.move(reg::rbx, reg::rsi);
+  masm_.enter_frame(uses_memory_);
+  masm_.move(kCtx, Registers::kArg[0]);
+  masm_.move(kFp, Registers::kArg[1]);
   Label overflow = trap_label(runtime::TrapKind::CallStackExhausted);
-  masm_.cmp_rsp_mem(reg::r12, ctx_native_limit);
+  masm_.compare_stack_pointer(kCtx, ctx_native_limit);
   masm_.jump_if_below(overflow);
-  masm_.load64(reg::r11, reg::r12, ctx_stack);
-  masm_.load32(reg::rax, reg::r11, stack_depth);
-  masm_.load32(reg::rcx, reg::r11, stack_max_depth);
-  masm_.cmp(false, reg::rax, reg::rcx);
+  constexpr Reg t0 = Registers::kTemp0, t1 = Registers::kTemp1, t2 = Registers::kTemp2;
+  masm_.load64(kScratch, kCtx, ctx_stack);
+  masm_.load32(t0, kScratch, stack_depth);
+  masm_.load32(t1, kScratch, stack_max_depth);
+  masm_.compare(false, t0, t1);
   masm_.jump_if(Cond::GeU, overflow);
-  masm_.lea(reg::rax, reg::rbx, slot_disp(frame_slots_));
-  masm_.cmp_mem64(reg::rax, reg::r11, stack_limit);
+  masm_.address_of(t0, kFp, slot_disp(frame_slots_));
+  masm_.compare_mem64(t0, kScratch, stack_limit);
   masm_.jump_if_above(overflow);
-  masm_.inc_mem32(reg::r11, stack_depth, 1);
+  masm_.add_mem32_imm(kScratch, stack_depth, 1);
   // Declared locals start at zero.
   uint32_t params = uint32_t(type_.params.size());
   if (num_locals_ > params) {
-    masm_.move_imm(reg::rax, 0);
+    masm_.move_imm(t0, 0);
     if (num_locals_ - params <= 16) {
-      for (uint32_t i = params; i < num_locals_; ++i) masm_.store64(reg::rbx, slot_disp(i), reg::rax);
+      for (uint32_t i = params; i < num_locals_; ++i) masm_.store64(kFp, slot_disp(i), t0);
     } else {
       Label loop = masm_.new_label();
-      masm_.lea(reg::rcx, reg::rbx, slot_disp(params));
-      masm_.lea(reg::rdx, reg::rbx, slot_disp(num_locals_));
+      masm_.address_of(t1, kFp, slot_disp(params));
+      masm_.address_of(t2, kFp, slot_disp(num_locals_));
       masm_.bind(loop);
-      masm_.store64(reg::rcx, 0, reg::rax);
-      masm_.int_op_imm(x64::IntOp::Add, true, reg::rcx, 8);
-      masm_.cmp(true, reg::rcx, reg::rdx);
+      masm_.store64(t1, 0, t0);
+      masm_.int_op_imm(IntOp::Add, true, t1, 8);
+      masm_.compare(true, t1, t2);
       masm_.jump_if(Cond::LtU, loop);
     }
   }
@@ -110,29 +102,26 @@ void FunctionCompiler::prologue() {
 
 void FunctionCompiler::leave_frame(bool count_depth) {
   if (count_depth) {
-    masm_.load64(reg::r11, reg::r12, ctx_stack);
-    masm_.inc_mem32(reg::r11, stack_depth, -1);
+    masm_.load64(kScratch, kCtx, ctx_stack);
+    masm_.add_mem32_imm(kScratch, stack_depth, -1);
   }
-  if (uses_memory_)
-    for (int i = int(std::size(kSaved)) - 1; i >= 0; --i) masm_.pop(kSaved[i]);
-  else
-    for (int i = int(std::size(kSavedWithoutMemory)) - 1; i >= 0; --i) masm_.pop(kSavedWithoutMemory[i]);
+  masm_.leave_frame(uses_memory_);
 }
 
 void FunctionCompiler::epilogue_and_stubs() {
   masm_.bind(return_label_);
-  masm_.load64(reg::r11, reg::r12, ctx_stack);
-  masm_.inc_mem32(reg::r11, stack_depth, -1);
-  masm_.move_imm(reg::rax, 0);
+  masm_.load64(kScratch, kCtx, ctx_stack);
+  masm_.add_mem32_imm(kScratch, stack_depth, -1);
+  masm_.move_imm(Registers::kReturn, 0);
   masm_.bind(exit_label_);
   leave_frame(/*count_depth=*/false);  // counted above (trap paths enter at exit_label_)
-  masm_.ret();
+  masm_.return_to_caller();
   fiber_stubs();  // may add trap labels: bound below
 
   // Traps: depth is not restored on these paths — the host entry resets it.
   for (auto& [kind, label] : trap_labels_) {
     masm_.bind(label);
-    masm_.move_imm(reg::rdx, uint32_t(kind));
+    masm_.move_imm(Registers::kArg[2], uint32_t(kind));
     masm_.jump(common_trap_);
   }
   // The shared stubs below only if something jumps to them (each stub's
@@ -140,33 +129,33 @@ void FunctionCompiler::epilogue_and_stubs() {
   const bool thunk_trap = masm_.referenced(thunk_trap_);
   if (masm_.referenced(out_of_fuel_)) {
     masm_.bind(out_of_fuel_);
-    masm_.load64(reg::r11, reg::r12, ctx_fuel);
-    masm_.store64_imm(reg::r11, 0, 0);
-    masm_.move_imm(reg::rdx, uint32_t(runtime::TrapKind::OutOfFuel));
+    masm_.load64(kScratch, kCtx, ctx_fuel);
+    masm_.store64_imm(kScratch, 0, 0);
+    masm_.move_imm(Registers::kArg[2], uint32_t(runtime::TrapKind::OutOfFuel));
     masm_.jump(common_trap_);
   }
   if (thunk_trap) {
     masm_.bind(thunk_trap_);
-    masm_.move(reg::rdx, reg::rax);
-    masm_.int_op_imm(x64::IntOp::Sub, false, reg::rdx, 1);
+    masm_.move(Registers::kArg[2], Registers::kReturn);
+    masm_.int_op_imm(IntOp::Sub, false, Registers::kArg[2], 1);
   }
   if (thunk_trap || masm_.referenced(common_trap_)) {  // thunk_trap falls through
     masm_.bind(common_trap_);
-    masm_.move(reg::rdi, reg::r12);
-    masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
+    masm_.move(Registers::kArg[0], kCtx);
+    masm_.move_imm(Registers::kArg[1], reinterpret_cast<uint64_t>(self_));
     masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_trap));
     masm_.jump(trap_return_);
   }
   const bool propagate = masm_.referenced(propagate_);
   if (propagate) {
     masm_.bind(propagate_);
-    masm_.move(reg::rdi, reg::r12);
-    masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(self_));
+    masm_.move(Registers::kArg[0], kCtx);
+    masm_.move_imm(Registers::kArg[1], reinterpret_cast<uint64_t>(self_));
     masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_unwind));
   }
   if (propagate || masm_.referenced(trap_return_)) {  // propagate falls through
     masm_.bind(trap_return_);
-    masm_.move_imm(reg::rax, 1);
+    masm_.move_imm(Registers::kReturn, 1);
     masm_.jump(exit_label_);
   }
 }
@@ -182,8 +171,8 @@ void FunctionCompiler::move_branch_values(const ControlFrame& target) {
   uint32_t from = num_locals_ + height() - arity;
   if (from == target.target_slot) return;
   for (uint32_t i = 0; i < arity; ++i) {
-    masm_.load64(reg::r11, reg::rbx, slot_disp(from + i));
-    masm_.store64(reg::rbx, slot_disp(target.target_slot + i), reg::r11);
+    masm_.load64(kScratch, kFp, slot_disp(from + i));
+    masm_.store64(kFp, slot_disp(target.target_slot + i), kScratch);
   }
 }
 
@@ -245,7 +234,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       if (op == Opcode::If) {
         Reg cond = pop_to_reg();
         spill_all();
-        masm_.test(false, cond, cond);
+        masm_.test_bits(false, cond, cond);
         free_reg(cond);
         open_if(f, Cond::Eq);  // jump to the false arm when zero
         return {};
@@ -287,7 +276,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
     case Opcode::BrIf: {
       Reg cond = pop_to_reg();
       spill_all();
-      masm_.test(false, cond, cond);
+      masm_.test_bits(false, cond, cond);
       free_reg(cond);
       ControlFrame& target = control_[control_.size() - 1 - imm.index];
       if (branch_needs_moves(target)) {
@@ -306,9 +295,9 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       uint32_t count = uint32_t(imm.br_targets.size()) - 1;  // the last entry is the default
       // Clamp: any index ≥ count takes the default.
       masm_.zero_extend32(index, index);
-      masm_.move_imm(reg::r11, count);
-      masm_.cmp(true, index, reg::r11);
-      masm_.cmove_if(Cond::GtU, index, reg::r11);
+      masm_.move_imm(kScratch, count);
+      masm_.compare(true, index, kScratch);
+      masm_.move_if(Cond::GtU, index, kScratch);
       std::vector<Label> stubs;
       for (size_t i = 0; i < imm.br_targets.size(); ++i) stubs.push_back(masm_.new_label());
       masm_.jump_table(index, stubs.data(), uint32_t(stubs.size()));
@@ -400,13 +389,13 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   }
   spill_all();
   if (c->eqz)
-    masm_.test(c->wide, a, a);
+    masm_.test_bits(c->wide, a, a);
   else if (b_local >= 0)
-    masm_.cmp_mem(c->wide, a, reg::rbx, slot_disp(uint32_t(b_local)));
+    masm_.compare_mem(c->wide, a, kFp, slot_disp(uint32_t(b_local)));
   else if (b_in_reg)
-    masm_.cmp(c->wide, a, b);
+    masm_.compare(c->wide, a, b);
   else
-    masm_.cmp_imm(c->wide, a, b_imm);
+    masm_.compare_imm(c->wide, a, b_imm);
   free_reg(a);
   if (b_in_reg) free_reg(b);
 
@@ -416,13 +405,13 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   if (imm.op == Opcode::If) {
     ControlFrame f;
     WEFT_TRY(block_signature(imm.block, f.params, f.results));
-    open_if(f, x64::negate(c->cond));
+    open_if(f, negate(c->cond));
     return {};
   }
   ControlFrame& target = control_[control_.size() - 1 - imm.index];
   if (branch_needs_moves(target)) {
     Label skip = masm_.new_label();
-    masm_.jump_if(x64::negate(c->cond), skip);
+    masm_.jump_if(negate(c->cond), skip);
     branch_to(target);
     masm_.bind(skip);
   } else {

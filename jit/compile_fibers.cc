@@ -19,9 +19,10 @@
 
 namespace weft::jit {
 
-namespace reg = x64::reg;
-
 namespace {
+constexpr Reg kCtx = Registers::kContext, kFp = Registers::kFrame, kScratch = Registers::kScratch;
+constexpr const Reg* kArg = Registers::kArg;
+using SwitchRegs = Registers::FiberSwitch;
 constexpr int32_t ctx_event_tag = int32_t(offsetof(JitContext, event_tag));
 constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
 constexpr int32_t ctx_native_limit = int32_t(offsetof(JitContext, native_limit));
@@ -98,9 +99,9 @@ Label FunctionCompiler::dispatch_stub(FiberSite& site) {
 }
 
 void FunctionCompiler::call_fiber_helper(const FiberSite* site) {
-  masm_.move(reg::rdi, reg::r12);
-  masm_.move(reg::rsi, reg::rbx);
-  masm_.move_imm(reg::rdx, reinterpret_cast<uint64_t>(site));
+  masm_.move(kArg[0], kCtx);
+  masm_.move(kArg[1], kFp);
+  masm_.move_imm(kArg[2], reinterpret_cast<uint64_t>(site));
   masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_fiber));
 }
 
@@ -117,7 +118,9 @@ void FunctionCompiler::call_fiber_helper(const FiberSite* site) {
 void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vector<uint32_t>& sources,
                                           const std::vector<Label>& clauses, Label slow, Label after) {
   using fibers::FiberState;
-  const Reg S = reg::rsi, save = reg::rdi, dest = reg::r9;
+  constexpr Reg S = SwitchRegs::kState, save = SwitchRegs::kSave, dest = SwitchRegs::kDest;
+  // Temporaries: every allocatable register is free here (the stack is spilled).
+  constexpr Reg t0 = Registers::kTemp0, t1 = Registers::kTemp1;
   // The switch state's address is constant for this code: an immediate, not
   // a load through ctx (a switch is a chain of dependent loads — handle,
   // fiber, saved stack pointer, saved registers — and this shortens it).
@@ -128,50 +131,50 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   // otherwise the handle is resolved through the table (a null handle is out
   // of range, a stale one fails the handle compare) and remembered.
   auto find_suspended_target = [&](uint32_t slot) {
-    masm_.load64(reg::rax, reg::rbx, slot_disp(slot));
+    masm_.load64(t0, kFp, slot_disp(slot));
     Label resolved = masm_.new_label();
-    masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(&site.resume_cache));
-    masm_.load64(dest, reg::r11, 0);
-    masm_.cmp_mem64(reg::rax, dest, fiber_handle);
+    masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(&site.resume_cache));
+    masm_.load64(dest, kScratch, 0);
+    masm_.compare_mem64(t0, dest, fiber_handle);
     masm_.jump_if(Cond::Eq, resolved);
-    masm_.lea32(reg::rcx, reg::rax, -1);  // null → 0xFFFFFFFF, out of range
-    masm_.cmp_mem(false, reg::rcx, S, state_fiber_count);
+    masm_.add32_imm(t1, t0, -1);  // null → 0xFFFFFFFF, out of range
+    masm_.compare_mem(false, t1, S, state_fiber_count);
     masm_.jump_if(Cond::GeU, slow);
     masm_.load64(dest, S, state_fibers);
-    masm_.load64_scaled(dest, dest, reg::rcx);
-    masm_.cmp_mem64(reg::rax, dest, fiber_handle);
+    masm_.load64_indexed(dest, dest, t1);
+    masm_.compare_mem64(t0, dest, fiber_handle);
     masm_.jump_if(Cond::Ne, slow);
-    masm_.store64(reg::r11, 0, dest);
+    masm_.store64(kScratch, 0, dest);
     masm_.bind(resolved);
-    masm_.cmp8_mem_imm(dest, fiber_state, as_byte(FiberState::Suspended));
+    masm_.compare8_mem_imm(dest, fiber_state, as_byte(FiberState::Suspended));
     masm_.jump_if(Cond::Ne, slow);
   };
   // The target runs now, in this segment; dest becomes its context slot.
   auto run_target = [&]() {
     masm_.store8_imm(dest, fiber_state, as_byte(FiberState::Running));
-    masm_.load32(reg::rax, S, state_segment_id);
-    masm_.store32(dest, fiber_segment, reg::rax);
+    masm_.load32(t0, S, state_segment_id);
+    masm_.store32(dest, fiber_segment, t0);
     masm_.store64(S, state_current, dest);
-    masm_.lea(dest, dest, fiber_context_slot);
+    masm_.address_of(dest, dest, fiber_context_slot);
   };
   // `fiber` must be the running fiber (S.current) and its handle the `self`
   // operand in frame slot `slot`; otherwise to `slow`.
   auto load_running_self = [&](Reg fiber, uint32_t slot) {
     masm_.load64(fiber, S, state_current);
-    masm_.test(true, fiber, fiber);
+    masm_.test_bits(true, fiber, fiber);
     masm_.jump_if_zero(slow);
-    masm_.load64(reg::rax, reg::rbx, slot_disp(slot));
-    masm_.cmp_mem64(reg::rax, fiber, fiber_handle);
+    masm_.load64(t0, kFp, slot_disp(slot));
+    masm_.compare_mem64(t0, fiber, fiber_handle);
     masm_.jump_if(Cond::Ne, slow);
   };
   // out = where the context of `fiber` is kept, which enters `state`; a null
   // fiber is the segment's root (FiberRuntime::context_slot_of).
   auto context_slot_of = [&](Reg fiber, FiberState state, Reg out) {
     Label root = masm_.new_label(), ready = masm_.new_label();
-    masm_.test(true, fiber, fiber);
+    masm_.test_bits(true, fiber, fiber);
     masm_.jump_if_zero(root);
     masm_.store8_imm(fiber, fiber_state, as_byte(state));
-    masm_.lea(out, fiber, fiber_context_slot);
+    masm_.address_of(out, fiber, fiber_context_slot);
     masm_.jump(ready);
     masm_.bind(root);
     masm_.load64(out, S, state_root_context);
@@ -181,12 +184,12 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   if (site.op == Opcode::FiberResume) {
     // A started, suspended target whose parent is the running context.
     find_suspended_target(sources[0]);
-    masm_.load64(reg::rcx, S, state_current);
-    masm_.cmp_mem64(reg::rcx, dest, fiber_parent);
+    masm_.load64(t1, S, state_current);
+    masm_.compare_mem64(t1, dest, fiber_parent);
     masm_.jump_if(Cond::Ne, slow);
     // Committed: the running context waits (its context goes to its fiber,
     // or to the segment's root slot), t runs in this segment.
-    context_slot_of(reg::rcx, FiberState::Waiting, save);
+    context_slot_of(t1, FiberState::Waiting, save);
     run_target();
   } else if (site.op == Opcode::FiberSwitch) {
     // `self` must be the running fiber and the target a started, suspended
@@ -194,74 +197,78 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
     // the chain with no re-linking (plan_switch_to's common case; a target
     // elsewhere in the tree needs the children lists updated: slow path).
     first_payload_source = 2;
-    const Reg self = reg::r10;
+    constexpr Reg self = SwitchRegs::kSelf;
     load_running_self(self, sources[0]);
     find_suspended_target(sources[1]);
-    masm_.load64(reg::rcx, self, fiber_parent);
-    masm_.cmp_mem64(reg::rcx, dest, fiber_parent);
+    masm_.load64(t1, self, fiber_parent);
+    masm_.compare_mem64(t1, dest, fiber_parent);
     masm_.jump_if(Cond::Ne, slow);
     masm_.store8_imm(self, fiber_state, as_byte(FiberState::Suspended));
-    masm_.lea(save, self, fiber_context_slot);
+    masm_.address_of(save, self, fiber_context_slot);
     run_target();
   } else {
     // `self` must be the running fiber; its parent (or the root) runs next.
     load_running_self(save, sources[0]);
-    masm_.load64(reg::rcx, save, fiber_parent);
+    masm_.load64(t1, save, fiber_parent);
     masm_.store8_imm(save, fiber_state, as_byte(FiberState::Suspended));
-    masm_.store64(S, state_current, reg::rcx);
-    masm_.lea(save, save, fiber_context_slot);
-    context_slot_of(reg::rcx, FiberState::Running, dest);
+    masm_.store64(S, state_current, t1);
+    masm_.address_of(save, save, fiber_context_slot);
+    context_slot_of(t1, FiberState::Running, dest);
   }
   // The event: {Event, tag} and the payload in the transfer area.
   masm_.store8_imm(S, state_kind, uint8_t(runtime::FiberOutcome::Kind::Event));
   if (site.tag <= uint64_t(INT32_MAX)) {
     masm_.store64_imm(S, state_tag, int32_t(site.tag));
   } else {
-    masm_.move_imm(reg::r11, site.tag);
-    masm_.store64(S, state_tag, reg::r11);
+    masm_.move_imm(kScratch, site.tag);
+    masm_.store64(S, state_tag, kScratch);
   }
   if (site.payload_slots) {
-    masm_.load64(reg::r8, S, state_payload);
+    constexpr Reg payload = SwitchRegs::kPayload;
+    masm_.load64(payload, S, state_payload);
     for (uint32_t i = 0; i < site.payload_slots; ++i) {
-      masm_.load64(reg::rax, reg::rbx, slot_disp(sources[first_payload_source + i]));
-      masm_.store64(reg::r8, int32_t(i * 8), reg::rax);
+      masm_.load64(t0, kFp, slot_disp(sources[first_payload_source + i]));
+      masm_.store64(payload, int32_t(i * 8), t0);
     }
   }
   masm_.store32_imm(S, state_payload_slots, site.payload_slots);
   // This context's stack and native limit travel above its saved frame, so
   // whichever switch resumes it, the resume point below restores them.
-  masm_.push_mem(reg::r12, ctx_stack);
-  masm_.push_mem(reg::r12, ctx_native_limit);
+  static_assert(ctx_native_limit != ctx_stack);
+  masm_.push_words(kCtx, ctx_stack, ctx_native_limit);
   Label resume = masm_.new_label(), arrival = masm_.new_label();
   masm_.switch_fiber_stack(save, dest, resume, uint32_t(site.tag));
 
-  // Resumed (r12 and rbx are ours again). rax = 0 and rdx = a tag identity:
-  // another inline switch delivered that event. Otherwise (rax = a context
-  // the assembly switch delivered for storing, or rdx = 0: the fiber we
-  // waited for finished, or the segment aborted) weft_jit_fiber_arrived
+  // Resumed (the pinned registers are ours again). from = 0 and tag = a tag
+  // identity: another inline switch delivered that event. Otherwise (from = a
+  // context the assembly switch delivered for storing, or tag = 0: the fiber
+  // we waited for finished, or the segment aborted) weft_jit_fiber_arrived
   // sorts it out.
+  constexpr Reg from = SwitchRegs::kArrivedFrom, tag = SwitchRegs::kArrivedTag;
+  static_assert(t1 != from && t1 != tag, "the stack word is popped into t1");
   masm_.bind(resume);
-  masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(fiber_ctx_));  // = r12, without waiting for its reload
-  masm_.pop_mem(reg::r11, ctx_native_limit);
-  masm_.pop(reg::rcx);
-  masm_.store64(reg::r11, ctx_stack, reg::rcx);
-  masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(fiber_ctx_->interp_stack));
-  masm_.store64(reg::r11, 0, reg::rcx);
-  masm_.test(true, reg::rax, reg::rax);
+  masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(fiber_ctx_));  // = kCtx, without waiting for its reload
+  masm_.pop_words(kScratch, ctx_native_limit, t1);
+  masm_.store64(kScratch, ctx_stack, t1);
+  masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(fiber_ctx_->interp_stack));
+  masm_.store64(kScratch, 0, t1);
+  masm_.test_bits(true, from, from);
   masm_.jump_if_nonzero(arrival);
-  masm_.test(true, reg::rdx, reg::rdx);
+  masm_.test_bits(true, tag, tag);
   masm_.jump_if_zero(arrival);
   emit_dispatch(site, clauses);
   masm_.bind(arrival);
-  masm_.move(reg::rdi, reg::r12);
-  masm_.move(reg::rsi, reg::rax);
-  masm_.move(reg::rdx, reg::rbx);
-  masm_.move_imm(reg::rcx, reinterpret_cast<uint64_t>(&site));
+  // `from` first: it may be an argument register.
+  static_assert(kArg[1] != tag && kArg[0] != tag, "the tag is not needed by the helper");
+  masm_.move(kArg[1], from);
+  masm_.move(kArg[0], kCtx);
+  masm_.move(kArg[2], kFp);
+  masm_.move_imm(kArg[3], reinterpret_cast<uint64_t>(&site));
   masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_fiber_arrived));
   masm_.jump(after);
 }
 
-// The inline fast path of event delivery: tag identity (rdx) → clause, one
+// The inline fast path of event delivery: tag identity (kArrivedTag) → clause, one
 // probe of the perfect-hash table; a miss is `unhandled event` in this context.
 void FunctionCompiler::emit_dispatch(const FiberSite& site, const std::vector<Label>& targets) {
   Label unhandled = trap_label(runtime::TrapKind::UnhandledEvent);
@@ -270,31 +277,34 @@ void FunctionCompiler::emit_dispatch(const FiberSite& site, const std::vector<La
     return;
   }
   const fibers::DispatchTable& table = site.table;
+  constexpr Reg tag = SwitchRegs::kArrivedTag;
   if (table.size() == 1) {
     // One clause: the table degenerates to one compare.
     const uint64_t key = table.slots()[0].key;
     if (key <= uint64_t(INT32_MAX)) {
-      masm_.cmp_imm(true, reg::rdx, int32_t(key));
+      masm_.compare_imm(true, tag, int32_t(key));
     } else {
-      masm_.move_imm(reg::r11, key);
-      masm_.cmp(true, reg::rdx, reg::r11);
+      masm_.move_imm(kScratch, key);
+      masm_.compare(true, tag, kScratch);
     }
     masm_.jump_if(Cond::Ne, unhandled);
     masm_.jump(targets[table.slots()[0].value]);
     return;
   }
-  masm_.move(reg::rax, reg::rdx);
-  masm_.move_imm(reg::r11, table.multiplier());
-  masm_.int_op(x64::IntOp::Mul, true, reg::rax, reg::r11);
-  masm_.shift_imm(x64::ShiftOp::ShrU, true, reg::rax, uint8_t(table.shift()));
-  masm_.shift_imm(x64::ShiftOp::Shl, true, reg::rax, 4);  // sizeof(Entry)
+  constexpr Reg slot = Registers::kTemp0;
+  static_assert(slot != tag);
+  masm_.move(slot, tag);
+  masm_.move_imm(kScratch, table.multiplier());
+  masm_.int_op(IntOp::Mul, true, slot, kScratch);
+  masm_.shift_imm(ShiftOp::ShrU, true, slot, uint8_t(table.shift()));
+  masm_.shift_imm(ShiftOp::Shl, true, slot, 4);  // sizeof(Entry)
   static_assert(sizeof(fibers::DispatchTable::Entry) == 16);
-  masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(table.slots().data()));
-  masm_.lea_index(reg::r11, reg::r11, reg::rax, 0);
-  masm_.cmp_mem64(reg::rdx, reg::r11, int32_t(offsetof(fibers::DispatchTable::Entry, key)));
+  masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(table.slots().data()));
+  masm_.address_of_index(kScratch, kScratch, slot, 0);
+  masm_.compare_mem64(tag, kScratch, int32_t(offsetof(fibers::DispatchTable::Entry, key)));
   masm_.jump_if(Cond::Ne, unhandled);
-  masm_.load32(reg::rax, reg::r11, int32_t(offsetof(fibers::DispatchTable::Entry, value)));
-  masm_.jump_table(reg::rax, targets.data(), uint32_t(targets.size()));
+  masm_.load32(slot, kScratch, int32_t(offsetof(fibers::DispatchTable::Entry, value)));
+  masm_.jump_table(slot, targets.data(), uint32_t(targets.size()));
 }
 
 // `event $e` in a handle or at the function's outermost level: the segment
@@ -313,11 +323,11 @@ void FunctionCompiler::event_clause(uint32_t tag_index) {
   const uint32_t slots = instance_.tags[tag_index]->param_slots;
   if (slots) {
     Reg value = alloc_reg();
-    masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(fiber_ctx_->fiber_state));
-    masm_.load64(reg::r11, reg::r11, state_payload);
+    masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(fiber_ctx_->fiber_state));
+    masm_.load64(kScratch, kScratch, state_payload);
     for (uint32_t i = 0; i < slots; ++i) {
-      masm_.load64(value, reg::r11, int32_t(i * 8));
-      masm_.store64(reg::rbx, stack_disp(height() + i), value);
+      masm_.load64(value, kScratch, int32_t(i * 8));
+      masm_.store64(kFp, stack_disp(height() + i), value);
     }
     free_reg(value);
   }
@@ -365,7 +375,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       if (op == Opcode::FiberNew) {
         site->result_slots = 1;
         call_fiber_helper(site);
-        masm_.test(false, reg::rax, reg::rax);
+        masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
         masm_.jump_if_nonzero(trap_return_);
         truncate(first);
         push_slots(1);
@@ -374,7 +384,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       site->result_slots = uint32_t(callee->type->results.size());
       Label stub = dispatch_stub(*site);
       call_fiber_helper(site);
-      masm_.cmp_imm(false, reg::rax, kTrapped);
+      masm_.compare_imm(false, Registers::kReturn, kTrapped);
       masm_.jump_if(Cond::Eq, trap_return_);
       masm_.jump_if(Cond::GtU, stub);
       reload_memory();
@@ -427,7 +437,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       } else {
         call_fiber_helper(site);
       }
-      masm_.cmp_imm(false, reg::rax, kTrapped);
+      masm_.compare_imm(false, Registers::kReturn, kTrapped);
       masm_.jump_if(Cond::Eq, trap_return_);
       if (op == Opcode::FiberSuspend || op == Opcode::FiberSwitch) {
         // This fiber continues only in a clause: an event is the only outcome.
@@ -467,7 +477,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       FiberSite* site = new_fiber_site(op);
       site->target_slot = num_locals_ + height() - 1;
       call_fiber_helper(site);
-      masm_.test(false, reg::rax, reg::rax);
+      masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
       masm_.jump_if_nonzero(trap_return_);
       truncate(height() - 1);
       return {};
@@ -495,7 +505,7 @@ void FunctionCompiler::fiber_stubs() {
   has_clause_entry_ = true;
   masm_.bind(clause_entry_);
   prologue();
-  masm_.load64(reg::rdx, reg::r12, ctx_event_tag);
+  masm_.load64(SwitchRegs::kArrivedTag, kCtx, ctx_event_tag);
   emit_dispatch(*entry, targets);
 }
 

@@ -1,15 +1,15 @@
 // Linear memory: loads and stores with explicit bounds checks against the
-// cached size (r14), memory.size, memory.grow (runtime helper).
+// cached size (Registers::kMemorySize), memory.size, memory.grow (runtime helper).
 #include "jit/compiler.h"
 #include "jit/context.h"
 #include "runtime/fuel.h"
 
 namespace weft::jit {
 
-namespace reg = x64::reg;
-using x64::MemWidth;
-
 namespace {
+constexpr Reg kScratch = Registers::kScratch;
+constexpr const Reg* kArg = Registers::kArg;
+
 struct Access {
   MemWidth width;
   uint32_t bytes;
@@ -52,19 +52,19 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
     uint64_t offset = imm.mem_offset;
     int32_t disp = int32_t(offset);
     if (offset + access->bytes > 0x7FFFFFFFu) {
-      masm_.move_imm(reg::r11, offset);
-      masm_.int_op(x64::IntOp::Add, true, addr, reg::r11);
+      masm_.move_imm(kScratch, offset);
+      masm_.int_op(IntOp::Add, true, addr, kScratch);
       disp = 0;
     }
-    masm_.lea(reg::r11, addr, disp + int32_t(access->bytes));
-    masm_.cmp(true, reg::r11, reg::r14);
+    masm_.address_of(kScratch, addr, disp + int32_t(access->bytes));
+    masm_.compare(true, kScratch, Registers::kMemorySize);
     masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
     if (access->store) {
-      masm_.store_mem(access->width, reg::r13, addr, disp, value);
+      masm_.store_mem(access->width, Registers::kMemoryBase, addr, disp, value);
       free_reg(addr);
       free_reg(value);
     } else {
-      masm_.load_mem(access->width, addr, reg::r13, addr, disp);
+      masm_.load_mem(access->width, addr, Registers::kMemoryBase, addr, disp);
       if (is_i32_signed_load(op)) masm_.zero_extend32(addr, addr);
       push_reg(addr);
     }
@@ -73,20 +73,20 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
   switch (op) {
     case Opcode::MemorySize: {
       Reg r = alloc_reg();
-      masm_.move(r, reg::r14);
-      masm_.shift_imm(x64::ShiftOp::ShrU, true, r, 16);
+      masm_.move(r, Registers::kMemorySize);
+      masm_.shift_imm(ShiftOp::ShrU, true, r, 16);
       push_reg(r);
       return {};
     }
     case Opcode::MemoryGrow: {
       Reg delta = pop_to_reg();
       spill_all();
-      masm_.zero_extend32(reg::rsi, delta);
+      masm_.zero_extend32(kArg[1], delta);
       free_reg(delta);
-      masm_.move_imm(reg::rdi, reinterpret_cast<uint64_t>(memory_));
+      masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(memory_));
       masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_memory_grow));
       reload_memory();
-      push_reg(reg::rax);
+      push_reg(Registers::kReturn);
       return {};
     }
     case Opcode::MemoryInit:
@@ -117,11 +117,11 @@ void FunctionCompiler::call_bulk(const void* helper, const void* a, const void* 
                                  uint32_t results) {
   spill_all();
   uint32_t first = height() - operands;
-  masm_.move_imm(reg::rdi, reinterpret_cast<uint64_t>(a));
-  masm_.move_imm(reg::rsi, reinterpret_cast<uint64_t>(b));
-  masm_.lea(reg::rdx, reg::rbx, stack_disp(first));
+  masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(a));
+  masm_.move_imm(kArg[1], reinterpret_cast<uint64_t>(b));
+  masm_.address_of(kArg[2], Registers::kFrame, stack_disp(first));
   masm_.call_absolute(helper);
-  masm_.test(false, reg::rax, reg::rax);
+  masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
   masm_.jump_if_nonzero(thunk_trap_);
   truncate(first);
   push_slots(results);

@@ -1,32 +1,16 @@
 // Numeric instructions: integer arithmetic, comparisons, shifts, division with
-// its traps, the integer extensions and the common float operations (SSE2
-// arithmetic, sqrt, comparisons, sign-bit operations, promote/demote, signed
-// int → float; SSE4.1 rounding when the CPU has it) natively; every other
+// its traps, the integer extensions and the common float operations
+// (arithmetic, sqrt, comparisons, sign-bit operations, promote/demote, signed
+// int → float; rounding where the backend can) natively; every other
 // numeric instruction (min/max, float → int, unsigned int → float) as a call to
 // its runtime/numeric.h thunk (numeric_thunks.h).
 #include "jit/compiler.h"
 #include "jit/numeric_thunks.h"
 
-#include <asmjit/core.h>
-
 namespace weft::jit {
-
-using x64::FloatCond;
-using x64::FloatOp;
-using x64::IntOp;
-using x64::RoundMode;
-using x64::ShiftOp;
-namespace reg = x64::reg;
 
 namespace {
 bool fits_imm32(uint64_t v, bool wide) { return wide ? int64_t(v) == int64_t(int32_t(v)) : true; }
-
-// roundss/roundsd are SSE4.1 (baseline x86-64 has only SSE2): checked once;
-// without them ceil/floor/trunc/nearest stay on their thunks.
-bool host_has_sse41() {
-  static const bool has = asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kSSE4_1);
-  return has;
-}
 }  // namespace
 
 void FunctionCompiler::int_binary(IntOp op, bool wide) {
@@ -41,7 +25,7 @@ void FunctionCompiler::int_binary(IntOp op, bool wide) {
   if (b.loc == Loc::Local) {  // the local's slot is the operand
     stack_.pop_back();
     Reg a = pop_to_reg();
-    masm_.int_op_mem(op, wide, a, reg::rbx, slot_disp(uint32_t(b.imm)));
+    masm_.int_op_mem(op, wide, a, Registers::kFrame, slot_disp(uint32_t(b.imm)));
     push_reg(a);
     return;
   }
@@ -58,15 +42,15 @@ void FunctionCompiler::compare(Cond cond, bool wide) {
   if (b.loc == Loc::Const && fits_imm32(b.imm, wide)) {
     stack_.pop_back();
     a = pop_to_reg();
-    masm_.cmp_imm(wide, a, int32_t(uint32_t(b.imm)));
+    masm_.compare_imm(wide, a, int32_t(uint32_t(b.imm)));
   } else if (b.loc == Loc::Local) {
     stack_.pop_back();
     a = pop_to_reg();
-    masm_.cmp_mem(wide, a, reg::rbx, slot_disp(uint32_t(b.imm)));
+    masm_.compare_mem(wide, a, Registers::kFrame, slot_disp(uint32_t(b.imm)));
   } else {
     Reg rb = pop_to_reg();
     a = pop_to_reg();
-    masm_.cmp(wide, a, rb);
+    masm_.compare(wide, a, rb);
     free_reg(rb);
   }
   masm_.set_cond(cond, a);
@@ -75,13 +59,13 @@ void FunctionCompiler::compare(Cond cond, bool wide) {
 
 void FunctionCompiler::eqz(bool wide) {
   Reg a = pop_to_reg();
-  masm_.test(wide, a, a);
+  masm_.test_bits(wide, a, a);
   masm_.set_zero(a, wide);
   push_reg(a);
 }
 
 void FunctionCompiler::shift(ShiftOp op, bool wide) {
-  // x86 masks the count to 5 or 6 bits, exactly Wasm's `k mod N`.
+  // The backends' shifts take the count mod the width, exactly Wasm's `k mod N`.
   StackValue count = stack_.back();
   if (count.loc == Loc::Const) {
     stack_.pop_back();
@@ -90,60 +74,30 @@ void FunctionCompiler::shift(ShiftOp op, bool wide) {
     push_reg(a);
     return;
   }
-  evict(reg::rcx);
+  // A machine that shifts by a fixed count register gets it free, and the
+  // shifted value elsewhere.
+  constexpr uint32_t fixed = MacroAssembler::kShiftClobbers;
+  evict_all(fixed);
   Reg c = pop_to_reg();
-  const uint32_t rcx_mask = 1u << reg::rcx;
-  Reg a = pop_to_reg(rcx_mask);
-  if (c != reg::rcx) {
-    claim_reg(reg::rcx);
-    masm_.move(reg::rcx, c);
-    free_reg(c);
-  }
-  masm_.shift_cl(op, wide, a);
-  free_reg(reg::rcx);
+  Reg a = pop_to_reg(fixed);
+  masm_.shift(op, wide, a, c);
+  free_reg(c);
   push_reg(a);
 }
 
 void FunctionCompiler::divide(bool is_signed, bool wide, bool remainder) {
-  // idiv/div take the dividend in rdx:rax: free both, divisor elsewhere.
-  evict(reg::rax);
-  evict(reg::rdx);
-  const uint32_t fixed = (1u << reg::rax) | (1u << reg::rdx);
+  // A machine that divides in fixed registers gets them free; dividend and
+  // divisor elsewhere. The macro-assembler emits the traps' checks.
+  constexpr uint32_t fixed = MacroAssembler::kDivideClobbers;
+  evict_all(fixed);
   Reg divisor = pop_to_reg(fixed);
   Reg dividend = pop_to_reg(fixed);
-  claim_reg(reg::rax);
-  claim_reg(reg::rdx);
-  masm_.move(reg::rax, dividend);
-  free_reg(dividend);
-
-  masm_.test(wide, divisor, divisor);
-  masm_.jump_if_zero(trap_label(runtime::TrapKind::IntegerDivideByZero));
-  Label done = masm_.new_label();
-  if (is_signed) {
-    // INT_MIN / -1 overflows (div traps, rem is 0); idiv would fault on it.
-    Label normal = masm_.new_label();
-    masm_.cmp_imm(wide, divisor, -1);
-    masm_.jump_if(Cond::Ne, normal);
-    if (remainder) {
-      masm_.move_imm(reg::rdx, 0);
-      masm_.jump(done);
-    } else {
-      masm_.move_imm(x64::reg::r11, wide ? 0x8000000000000000ull : 0x80000000ull);
-      masm_.cmp(wide, reg::rax, x64::reg::r11);
-      masm_.jump_if(Cond::Eq, trap_label(runtime::TrapKind::IntegerOverflow));
-    }
-    masm_.bind(normal);
-  }
-  masm_.divide(is_signed, wide, divisor);
-  masm_.bind(done);
+  Label by_zero = trap_label(runtime::TrapKind::IntegerDivideByZero);
+  Label overflow = is_signed && !remainder ? trap_label(runtime::TrapKind::IntegerOverflow) : by_zero;
+  Reg result = masm_.divide(is_signed, wide, remainder, dividend, divisor, by_zero, overflow);
   free_reg(divisor);
-  if (remainder) {
-    free_reg(reg::rax);
-    push_reg(reg::rdx);
-  } else {
-    free_reg(reg::rdx);
-    push_reg(reg::rax);
-  }
+  free_reg(dividend);
+  push_reg(result);
 }
 
 void FunctionCompiler::extend(int from_bits, bool wide) {
@@ -153,14 +107,15 @@ void FunctionCompiler::extend(int from_bits, bool wide) {
   push_reg(a);
 }
 
-// Arithmetic stays in XMM registers: the result is an XMM stack entry, and an
-// operand already in one is used in place (no GPR round trip per operation).
+// Arithmetic stays in float registers: the result is a Loc::Float stack
+// entry, and an operand already in one is used in place (no round trip
+// through a general register per operation).
 void FunctionCompiler::float_binary(FloatOp op, bool f64) {
-  uint8_t b = pop_to_xmm();
-  uint8_t a = pop_to_xmm();
-  masm_.xmm_op(op, f64, a, b);
-  free_xmm(b);
-  push_xmm(a);
+  FReg b = pop_to_fp();
+  FReg a = pop_to_fp();
+  masm_.fp_op(op, f64, a, b);
+  free_fp(b);
+  push_fp(a);
 }
 
 void FunctionCompiler::float_compare(FloatCond cond, bool f64) {
@@ -187,12 +142,12 @@ bool FunctionCompiler::float_unary(Opcode op) {
     push_reg(a);
     return true;
   };
-  const bool sse41 = host_has_sse41();
+  const bool can_round = MacroAssembler::can_round_floats();
   switch (op) {
     case Opcode::F32Sqrt: case Opcode::F64Sqrt: {
-      uint8_t x = pop_to_xmm();
-      masm_.xmm_sqrt(op == Opcode::F64Sqrt, x);
-      push_xmm(x);
+      FReg x = pop_to_fp();
+      masm_.fp_sqrt(op == Opcode::F64Sqrt, x);
+      push_fp(x);
       return true;
     }
     case Opcode::F32Abs: return in_place([&](Reg a) { masm_.float_abs(false, a); });
@@ -207,7 +162,7 @@ bool FunctionCompiler::float_unary(Opcode op) {
     case Opcode::F64ConvertI64S: return in_place([&](Reg a) { masm_.float_convert_s(true, true, a); });
     default: break;
   }
-  if (!sse41) return false;
+  if (!can_round) return false;
   switch (op) {
     case Opcode::F32Ceil: return in_place([&](Reg a) { masm_.float_round(RoundMode::Ceil, false, a); });
     case Opcode::F64Ceil: return in_place([&](Reg a) { masm_.float_round(RoundMode::Ceil, true, a); });
@@ -224,10 +179,10 @@ bool FunctionCompiler::float_unary(Opcode op) {
 void FunctionCompiler::call_thunk(const void* fn, uint32_t operands, bool can_trap) {
   spill_all();
   uint32_t first = height() - operands;
-  masm_.lea(reg::rdi, reg::rbx, stack_disp(first));
+  masm_.address_of(Registers::kArg[0], Registers::kFrame, stack_disp(first));
   masm_.call_absolute(fn);
   if (can_trap) {
-    masm_.test(false, reg::rax, reg::rax);
+    masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
     masm_.jump_if_nonzero(thunk_trap_);
   }
   truncate(first);

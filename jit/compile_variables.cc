@@ -4,8 +4,6 @@
 
 namespace weft::jit {
 
-namespace reg = x64::reg;
-
 Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   switch (op) {
@@ -21,7 +19,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       return {};
     case Opcode::RefIsNull: {
       Reg a = pop_to_reg();
-      masm_.test(true, a, a);
+      masm_.test_bits(true, a, a);
       masm_.set_zero(a, true);
       push_reg(a);
       return {};
@@ -35,8 +33,8 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       Reg cond = pop_to_reg();
       Reg b = pop_to_reg();
       Reg a = pop_to_reg();
-      masm_.test(false, cond, cond);
-      masm_.cmov_zero(a, b);
+      masm_.test_bits(false, cond, cond);
+      masm_.move_if_zero(a, b);
       free_reg(cond);
       free_reg(b);
       push_reg(a);
@@ -57,18 +55,18 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       materialize_local(imm.index);
       stack_.push_back(top);
       StackValue& v = stack_.back();
-      if (v.loc == Loc::Xmm) {  // a float result goes to the local as it is
-        masm_.xmm_store(reg::rbx, slot_disp(imm.index), v.reg);
+      if (v.loc == Loc::Float) {  // a float result goes to the local as it is
+        masm_.fp_store(Registers::kFrame, slot_disp(imm.index), v.reg);
         if (op == Opcode::LocalSet) pop_discard();
         return {};
       }
       if (v.loc == Loc::Const && int64_t(v.imm) == int64_t(int32_t(v.imm))) {
-        masm_.store64_imm(reg::rbx, slot_disp(imm.index), int32_t(v.imm));
+        masm_.store64_imm(Registers::kFrame, slot_disp(imm.index), int32_t(v.imm));
         if (op == Opcode::LocalSet) pop_discard();
         return {};
       }
       Reg r = pop_to_reg();
-      masm_.store64(reg::rbx, slot_disp(imm.index), r);
+      masm_.store64(Registers::kFrame, slot_disp(imm.index), r);
       if (op == Opcode::LocalTee)
         push_reg(r);
       else
@@ -80,8 +78,8 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       runtime::GlobalInstance* g = instance_.globals[imm.index];
       if (g->type.type.is_vec()) return unsupported("v128 global");
       Reg r = alloc_reg();
-      masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(&g->value[0]));
-      masm_.load64(r, reg::r11, 0);
+      masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[0]));
+      masm_.load64(r, Registers::kScratch, 0);
       push_reg(r);
       return {};
     }
@@ -89,8 +87,8 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       runtime::GlobalInstance* g = instance_.globals[imm.index];
       if (g->type.type.is_vec()) return unsupported("v128 global");
       Reg r = pop_to_reg();
-      masm_.move_imm(reg::r11, reinterpret_cast<uint64_t>(&g->value[0]));
-      masm_.store64(reg::r11, 0, r);
+      masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[0]));
+      masm_.store64(Registers::kScratch, 0, r);
       free_reg(r);
       return {};
     }

@@ -10,11 +10,6 @@
 namespace weft::jit {
 
 namespace {
-// Registers the cache hands out. rbx (fp), r12 (context), r13 (memory base)
-// and r14 (memory size) are pinned; r11 is the macro-assembler's scratch.
-constexpr Reg kAllocatable[] = {x64::reg::rax, x64::reg::rcx, x64::reg::rdx, x64::reg::rsi, x64::reg::rdi,
-                                x64::reg::r8,  x64::reg::r9,  x64::reg::r10, x64::reg::r15};
-
 // The family that compiled each opcode (compile_instruction); Unknown until
 // the first time. Relaxed atomics: stores on other threads may compile too.
 enum class Family : uint8_t { Unknown, Numeric, Control, Variable, Memory, Call, Table, Fiber };
@@ -50,7 +45,7 @@ Error FunctionCompiler::unsupported(const std::string& what) const {
 }
 
 Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
-  for (Reg r : kAllocatable)
+  for (Reg r : Registers::kAllocatable)
     if (reg_free(r) && !(exclude_mask & (1u << r))) {
       claim_reg(r);
       return r;
@@ -65,58 +60,58 @@ Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
       return r;
     }
   // Unreachable: at most three registers are held outside the stack at once.
-  return x64::reg::r11;
+  return Registers::kScratch;
 }
 
-// XMM registers hold float arithmetic results between operations (the
-// value-stack location Loc::Xmm); xmm0/xmm1 stay scratch. Every call clobbers
-// them, and every call spills the stack first.
-uint8_t FunctionCompiler::alloc_xmm() {
-  for (uint8_t x = 2; x < 16; ++x)
-    if (!(xmm_used_ & (1u << x))) {
-      xmm_used_ |= 1u << x;
+// Float registers hold float arithmetic results between operations (the
+// value-stack location Loc::Float); the backend's float scratch registers are
+// not handed out. Every call clobbers them, and every call spills the stack first.
+FReg FunctionCompiler::alloc_fp() {
+  for (FReg x : Registers::kFloatAllocatable)
+    if (!(fp_used_ & (1u << x))) {
+      fp_used_ |= 1u << x;
       return x;
     }
   for (uint32_t i = 0; i < stack_.size(); ++i)
-    if (stack_[i].loc == Loc::Xmm) {
-      uint8_t x = stack_[i].reg;
+    if (stack_[i].loc == Loc::Float) {
+      FReg x = stack_[i].reg;
       spill(i);
-      xmm_used_ |= 1u << x;
+      fp_used_ |= 1u << x;
       return x;
     }
-  return 0;  // unreachable: at most two XMM registers are held outside the stack
+  return Registers::kFloatAllocatable[0];  // unreachable: at most two are held outside the stack
 }
 
-uint8_t FunctionCompiler::pop_to_xmm() {
+FReg FunctionCompiler::pop_to_fp() {
   StackValue v = stack_.back();
   uint32_t position = height() - 1;
   stack_.pop_back();
-  if (v.loc == Loc::Xmm) return v.reg;
-  uint8_t x = alloc_xmm();
+  if (v.loc == Loc::Float) return v.reg;
+  FReg x = alloc_fp();
   if (v.loc == Loc::Reg) {
-    masm_.xmm_from_gpr(x, v.reg);
+    masm_.fp_from_gpr(x, v.reg);
     free_reg(v.reg);
   } else if (v.loc == Loc::Const) {
-    masm_.move_imm(x64::reg::r11, v.imm);
-    masm_.xmm_from_gpr(x, x64::reg::r11);
+    masm_.move_imm(Registers::kScratch, v.imm);
+    masm_.fp_from_gpr(x, Registers::kScratch);
   } else if (v.loc == Loc::Local) {
-    masm_.xmm_load(x, x64::reg::rbx, slot_disp(uint32_t(v.imm)));
+    masm_.fp_load(x, Registers::kFrame, slot_disp(uint32_t(v.imm)));
   } else {
-    masm_.xmm_load(x, x64::reg::rbx, stack_disp(position));
+    masm_.fp_load(x, Registers::kFrame, stack_disp(position));
   }
   return x;
 }
 
-void FunctionCompiler::push_xmm(uint8_t x) {
-  xmm_used_ |= 1u << x;
-  stack_.push_back(StackValue{Loc::Xmm, x, 0});
+void FunctionCompiler::push_fp(FReg x) {
+  fp_used_ |= 1u << x;
+  stack_.push_back(StackValue{Loc::Float, x, 0});
 }
 
 void FunctionCompiler::materialize_local(uint32_t index) {
   for (uint32_t i = 0; i < stack_.size(); ++i)
     if (stack_[i].loc == Loc::Local && stack_[i].imm == index) {
       Reg r = alloc_reg();
-      masm_.load64(r, x64::reg::rbx, slot_disp(index));
+      masm_.load64(r, Registers::kFrame, slot_disp(index));
       stack_[i] = StackValue{Loc::Reg, r, 0};
     }
 }
@@ -129,23 +124,29 @@ void FunctionCompiler::evict(Reg r) {
     }
 }
 
+void FunctionCompiler::evict_all(uint32_t mask) {
+  for (Reg r = 0; r < 32; ++r)
+    if (mask & reg_bit(r)) evict(r);
+}
+
 void FunctionCompiler::spill(uint32_t position) {
   StackValue& v = stack_[position];
+  constexpr Reg fp = Registers::kFrame, scratch = Registers::kScratch;
   if (v.loc == Loc::Reg) {
-    masm_.store64(x64::reg::rbx, stack_disp(position), v.reg);
+    masm_.store64(fp, stack_disp(position), v.reg);
     free_reg(v.reg);
-  } else if (v.loc == Loc::Xmm) {
-    masm_.xmm_store(x64::reg::rbx, stack_disp(position), v.reg);
-    free_xmm(v.reg);
+  } else if (v.loc == Loc::Float) {
+    masm_.fp_store(fp, stack_disp(position), v.reg);
+    free_fp(v.reg);
   } else if (v.loc == Loc::Local) {
-    masm_.load64(x64::reg::r11, x64::reg::rbx, slot_disp(uint32_t(v.imm)));
-    masm_.store64(x64::reg::rbx, stack_disp(position), x64::reg::r11);
+    masm_.load64(scratch, fp, slot_disp(uint32_t(v.imm)));
+    masm_.store64(fp, stack_disp(position), scratch);
   } else if (v.loc == Loc::Const) {
     if (int64_t(v.imm) == int64_t(int32_t(v.imm))) {
-      masm_.store64_imm(x64::reg::rbx, stack_disp(position), int32_t(v.imm));
+      masm_.store64_imm(fp, stack_disp(position), int32_t(v.imm));
     } else {
-      masm_.move_imm(x64::reg::r11, v.imm);
-      masm_.store64(x64::reg::rbx, stack_disp(position), x64::reg::r11);
+      masm_.move_imm(scratch, v.imm);
+      masm_.store64(fp, stack_disp(position), scratch);
     }
   }
   v.loc = Loc::Slot;
@@ -162,23 +163,23 @@ Reg FunctionCompiler::pop_to_reg(uint32_t exclude_mask) {
   if (v.loc == Loc::Reg && !(exclude_mask & (1u << v.reg))) return v.reg;
   if (v.loc == Loc::Reg) free_reg(v.reg);
   Reg r = alloc_reg(exclude_mask);
-  if (v.loc == Loc::Xmm) {
-    masm_.gpr_from_xmm(r, v.reg);
-    free_xmm(v.reg);
+  if (v.loc == Loc::Float) {
+    masm_.gpr_from_fp(r, v.reg);
+    free_fp(v.reg);
   } else if (v.loc == Loc::Local) {
-    masm_.load64(r, x64::reg::rbx, slot_disp(uint32_t(v.imm)));
+    masm_.load64(r, Registers::kFrame, slot_disp(uint32_t(v.imm)));
   } else if (v.loc == Loc::Reg)
     masm_.move(r, v.reg);
   else if (v.loc == Loc::Const)
     masm_.move_imm(r, v.imm);
   else
-    masm_.load64(r, x64::reg::rbx, stack_disp(position));
+    masm_.load64(r, Registers::kFrame, stack_disp(position));
   return r;
 }
 
 void FunctionCompiler::pop_discard() {
   if (stack_.back().loc == Loc::Reg) free_reg(stack_.back().reg);
-  if (stack_.back().loc == Loc::Xmm) free_xmm(stack_.back().reg);
+  if (stack_.back().loc == Loc::Float) free_fp(stack_.back().reg);
   stack_.pop_back();
 }
 
@@ -198,13 +199,13 @@ void FunctionCompiler::truncate(uint32_t new_height) {
 }
 
 void FunctionCompiler::reload_memory() {
-  // Only functions with memory instructions keep the memory in r13/r14.
+  // Only functions with memory instructions keep the memory in registers.
   if (!uses_memory_) return;
   const auto* m = memory_;
-  masm_.move_imm(x64::reg::r11, reinterpret_cast<uint64_t>(m));
-  masm_.load64(x64::reg::r13, x64::reg::r11,
+  masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(m));
+  masm_.load64(Registers::kMemoryBase, Registers::kScratch,
                int32_t(reinterpret_cast<const char*>(&m->data) - reinterpret_cast<const char*>(m)));
-  masm_.load64(x64::reg::r14, x64::reg::r11,
+  masm_.load64(Registers::kMemorySize, Registers::kScratch,
                int32_t(reinterpret_cast<const char*>(&m->size_bytes) - reinterpret_cast<const char*>(m)));
 }
 

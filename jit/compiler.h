@@ -1,9 +1,11 @@
 // The single-pass baseline compiler: validated Wasm bytes of one function →
-// x86-64 code, in one walk over the body (docs/architecture.md, "The baseline
+// machine code, in one walk over the body (docs/architecture.md, "The baseline
 // JIT"). The compiler models the operand stack abstractly (constant, register
 // or spilled to its frame slot), caches values in registers, spills at calls
 // and labels, and emits through the macro-assembler. Instruction families are
-// compiled in compile_*.cc; this header is the state they share.
+// compiled in compile_*.cc; this header is the state they share. Machine
+// registers appear only as the roles of the backend's Registers
+// (jit/backend.h); instructions only as macro-assembler operations.
 #pragma once
 
 #include <cstdint>
@@ -18,21 +20,16 @@
 #include "core/instruction_reader.h"
 #include "validator/validator.h"
 #include "jit/context.h"
-#include "jit/x64/macro_assembler.h"
+#include "jit/backend.h"
 
 namespace weft::jit {
-
-using x64::Cond;
-using x64::MacroAssembler;
-using x64::Reg;
-using Label = MacroAssembler::Label;
 
 // Where an abstract operand-stack entry lives.
 enum class Loc : uint8_t {
   Const,  // not materialised: `imm`
   Reg,    // in register `reg` (owned by this entry alone)
   Slot,   // spilled to its canonical frame slot (num_locals + stack position)
-  Xmm,    // a float in XMM register `reg` (2–15; owned by this entry alone)
+  Float,  // a float in float register `reg` (Registers::kFloatAllocatable; owned by this entry alone)
   Local,  // the current value of local `imm`, not loaded yet (local.get is
           // lazy: the consumer loads it into the register class it needs)
 };
@@ -96,11 +93,11 @@ class FunctionCompiler {
   uint32_t height() const { return uint32_t(stack_.size()); }
 
   Reg alloc_reg(uint32_t exclude_mask = 0);
-  uint8_t alloc_xmm();
-  void free_xmm(uint8_t x) { xmm_used_ &= ~(1u << x); }
-  // Pops the top entry into an XMM register the caller owns.
-  uint8_t pop_to_xmm();
-  void push_xmm(uint8_t x);
+  FReg alloc_fp();
+  void free_fp(FReg x) { fp_used_ &= ~(1u << x); }
+  // Pops the top entry into a float register the caller owns.
+  FReg pop_to_fp();
+  void push_fp(FReg x);
   // Before local `index` is written: entries still reading it lazily are
   // loaded now, so they keep the old value.
   void materialize_local(uint32_t index);
@@ -109,6 +106,7 @@ class FunctionCompiler {
   bool reg_free(Reg r) const { return !(reg_used_ & (1u << r)); }
   // Moves whatever stack entry holds `r` to its slot, so `r` can be used.
   void evict(Reg r);
+  void evict_all(uint32_t mask);  // every register in `mask`
   void spill(uint32_t position);
   void spill_all();
   // Pops the top entry into a register the caller owns (free it when done).
@@ -122,11 +120,11 @@ class FunctionCompiler {
   Label trap_label(runtime::TrapKind kind);
 
   Result<void> block_signature(const BlockType& block, uint32_t& params, uint32_t& results) const;
-  // A tail call to the FuncInstance* in rdx with `params` arguments on top of
+  // A tail call to the FuncInstance* in Registers::kCallee with `params` arguments on top of
   // the (spilled) stack: they move to the frame base, this frame is torn down
   // as by a return, and the callee is jumped to — it returns to our caller.
   void tail_call_function(uint32_t params);
-  void resolve_indirect_callee(const Instruction& imm);  // call_indirect's target into rdx
+  void resolve_indirect_callee(const Instruction& imm);  // call_indirect's target into Registers::kCallee
   // Undoes the prologue: the call depth (when `count_depth`) and the saved registers.
   void leave_frame(bool count_depth);
   // The next instruction from reader_, or why it cannot be compiled.
@@ -145,21 +143,21 @@ class FunctionCompiler {
   void call_bulk(const void* helper, const void* a, const void* b, uint32_t operands, uint32_t results);
 
   // compile_numeric.cc
-  void int_binary(x64::IntOp op, bool wide);
+  void int_binary(IntOp op, bool wide);
   void compare(Cond cond, bool wide);
   void eqz(bool wide);
-  void shift(x64::ShiftOp op, bool wide);
+  void shift(ShiftOp op, bool wide);
   void divide(bool is_signed, bool wide, bool remainder);
   void extend(int from_bits, bool wide);
   void call_thunk(const void* fn, uint32_t operands, bool can_trap);
-  void float_binary(x64::FloatOp op, bool f64);
-  void float_compare(x64::FloatCond cond, bool f64);
+  void float_binary(FloatOp op, bool f64);
+  void float_compare(FloatCond cond, bool f64);
   void float_copysign(bool f64);
   bool float_unary(Opcode op);  // false: not a natively compiled unary float op
 
   // compile_control.cc
   // An integer compare (or eqz) directly followed by br_if or if becomes
-  // cmp + jcc; `handled` is false when `op` is not such a compare.
+  // one compare and a conditional jump; `handled` is false when `op` is not such a compare.
   Result<void> compile_fused_compare(Opcode op, bool& handled);
   void open_if(ControlFrame f, Cond jump_to_else);
   void prologue();
@@ -193,7 +191,8 @@ class FunctionCompiler {
   // `sources`: the frame slots holding the fiber operand, then the payload.
   void emit_inline_switch(const FiberSite& site, const std::vector<uint32_t>& sources,
                           const std::vector<Label>& clauses, Label slow, Label after);
-  void emit_dispatch(const FiberSite& site, const std::vector<Label>& targets);  // tag in rdx
+  // The tag identity in Registers::FiberSwitch::kArrivedTag.
+  void emit_dispatch(const FiberSite& site, const std::vector<Label>& targets);
   void fiber_stubs();
 
   // compile_calls.cc
@@ -215,7 +214,7 @@ class FunctionCompiler {
   std::vector<StackValue> stack_;
   std::vector<ControlFrame> control_;
   uint32_t reg_used_ = 0;
-  uint32_t xmm_used_ = 0;
+  uint32_t fp_used_ = 0;
   uint32_t dead_depth_ = 0;  // nesting of blocks opened inside dead code
   bool metered_ = false;
   const std::atomic<uint8_t>* interrupt_flag_ = nullptr;  // set when the store is interruptible
@@ -223,11 +222,11 @@ class FunctionCompiler {
 
   // Out-of-line paths, bound after the body.
   Label return_label_;     // results in place: epilogue
-  Label exit_label_;       // restore registers, return eax
-  Label common_trap_;      // edx = kind, ecx = extra: record, return 1
+  Label exit_label_;       // restore registers, return the status in kReturn
+  Label common_trap_;      // kArg[2] = trap kind: record, return 1
   Label propagate_;        // a callee trapped: add this frame, return 1
   Label trap_return_;      // a helper recorded the trap for this frame: return 1
-  Label thunk_trap_;       // eax = trap kind + 1 from a numeric thunk
+  Label thunk_trap_;       // kReturn = trap kind + 1 from a numeric thunk or bulk helper
   Label out_of_fuel_;      // fuel := 0, trap "all fuel consumed"
   std::vector<std::pair<runtime::TrapKind, Label>> trap_labels_;
 

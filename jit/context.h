@@ -46,7 +46,7 @@ struct JitContext {
   // max_depth and limit are checked on entry. Re-read after every fiber
   // switch (sync_after_switch), because code continues in another context.
   runtime::ExecStack* stack = nullptr;
-  uintptr_t native_limit = 0;           // lowest rsp a function entry may see (per context)
+  uintptr_t native_limit = 0;           // lowest stack pointer a function entry may see (per context)
   uint64_t* fuel = nullptr;             // the store's budget, shared by all fibers
   // The fiber runtime's switch state: the inline resume/suspend read and
   // update it, and an event clause copies its payload from its transfer area.
@@ -108,7 +108,7 @@ struct FiberSite;
 FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const FiberSite* site);
 // The inline switch's resume point, when this context was resumed by anything
 // but another inline switch delivering an event: `from` is what the switch
-// delivered in rax (a saved context to store, or null). Finishes the arrival
+// delivered (Registers::FiberSwitch::kArrivedFrom: a saved context to store, or null). Finishes the arrival
 // and returns what weft_jit_fiber would have.
 FiberStatus weft_jit_fiber_arrived(JitContext* ctx, void* from, uint64_t* fp, const FiberSite* site);
 }

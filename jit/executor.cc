@@ -11,18 +11,12 @@
 
 #include "interpreter/translate.h"
 #include "jit/compiler.h"
-#include "jit/x64/macro_assembler.h"
+#include "jit/backend.h"
 #include "runtime/native_stack.h"
 
 namespace weft::jit {
 
-bool jit_supported() {
-#if defined(__x86_64__)
-  return true;
-#else
-  return false;
-#endif
-}
+bool jit_supported() { return WEFT_JIT_BACKEND != 0; }
 
 JitExecutor::JitExecutor(runtime::Store& store) : store_(store), interp_(store) {
   ctx_.stack = &store.stack();
@@ -58,11 +52,11 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   std::vector<uint32_t> clause_entries(module.functions.size(), kNoClauseEntry);
   asmjit::CodeHolder holder;
   holder.init(code_memory_.environment());
-  x64::MacroAssembler masm(holder);
+  MacroAssembler masm(holder);
   std::vector<uint32_t> fallbacks;
   uint32_t compiled = 0;
   for (uint32_t i = 0; i < module.functions.size(); ++i) {
-    masm.raw().align(asmjit::AlignMode::kCode, 16);
+    masm.align_code();
     const size_t start = masm.offset();
     const uint32_t first_label = masm.label_count();
     FunctionCompiler compiler(instance, i, memory, masm, store_.fuel_enabled());

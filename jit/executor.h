@@ -71,7 +71,7 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   uint32_t entries_ = 0;  // active host → JIT entries (nesting)
 };
 
-// Whether this build's JIT can run on this machine (x86-64 only for now).
+// Whether this build has a JIT backend for this machine (jit/backend.h).
 bool jit_supported();
 
 }  // namespace weft::jit

@@ -23,7 +23,12 @@
 #    libraries of its target_link_libraries calls in order of appearance
 #    (conditional ones included). `--links` prints that graph and exits.
 #
-# Exit status 1, with what is wrong, when either check fails.
+# 3. The JIT's compiler is written once for every machine: the files directly
+#    in jit/ name no x86-64 register or instruction (outside jit/x64/) and no
+#    AArch64 one (outside jit/a64/); machine code is the backends' business
+#    (jit/backend.h). Checked by the word lists below, in code and comments.
+#
+# Exit status 1, with what is wrong, when any check fails.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 doc=docs/architecture.md
@@ -110,8 +115,23 @@ if [ "$documented" != "$declared" ]; then
   status=1
 fi
 
+# Machine words: registers (general, float/vector, special) and mnemonics the
+# backends emit. Case-sensitive (the compiler's FloatOp::Div is not div), except
+# the upper-case spellings of register files and extensions.
+x86_words='\b(r[abcd]x|r[sd]i|r[sb]p|r(8|9|1[0-5])[dwb]?|e[abcd]x|e[sd]i|[re]ip|xmm[0-9]*|ymm[0-9]*|XMM|YMM|cl|[re]flags|lea|cmov[a-z]*|set(cc|n?[abglz]e?)|movzx|movsxd?|movabs|movq|movd|idiv|div|imul|cqo|cdq|push|pop|jmp|jcc|j(a|ae|b|be|g|ge|l|le|z|nz|e|ne)|rounds[sd]|cvt[a-z0-9]*|SSE[0-9.]*|sse[0-9.]*|AVX[0-9]*)\b'
+a64_words='\b([xw]([0-9]|[12][0-9]|30)|[qdsvbh]([0-9]|[12][0-9]|3[01])|wzr|xzr|lr|ldr[bhs]?[bhw]?|ldu?r|stu?r[bh]?|ldp|stp|cbn?z|tbn?z|csel|cset|csinc|madd|msub|[su]div|fmov|adrp?|blr|bl|br|NEON)\b'
+machine_names=$(for f in jit/*.cc jit/*.h; do
+  grep -noE "$x86_words" "$f" | sed "s|^|  $f:|; s|\$| (x86-64)|" || true
+  grep -noE "$a64_words" "$f" | sed "s|^|  $f:|; s|\$| (AArch64)|" || true
+done)
+if [ -n "$machine_names" ]; then
+  echo "check-architecture: machine register or instruction names in the arch-independent compiler (jit/*.cc, jit/*.h):" >&2
+  echo "$machine_names" >&2
+  status=1
+fi
+
 if [ "$status" -ne 0 ]; then
   echo "check-architecture: FAILED" >&2
   exit 1
 fi
-echo "check-architecture: ${#unique[@]} paths, all exist; link graph of $(wc -l <<<"$declared") targets matches the CMake files"
+echo "check-architecture: ${#unique[@]} paths, all exist; link graph of $(wc -l <<<"$declared") targets matches the CMake files; jit/*.cc, jit/*.h name no machine registers or instructions"

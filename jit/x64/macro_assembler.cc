@@ -4,6 +4,7 @@
 #include "fibers/arch/layout_x86_64_sysv.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cstring>
 #include <utility>
 
@@ -96,22 +97,6 @@ uint8_t* MacroAssembler::grow() {
     return nullptr;
   }
   return asm_._bufferPtr;
-}
-
-Cond negate(Cond c) {
-  switch (c) {
-    case Cond::Eq: return Cond::Ne;
-    case Cond::Ne: return Cond::Eq;
-    case Cond::LtS: return Cond::GeS;
-    case Cond::LtU: return Cond::GeU;
-    case Cond::GtS: return Cond::LeS;
-    case Cond::GtU: return Cond::LeU;
-    case Cond::LeS: return Cond::GtS;
-    case Cond::LeU: return Cond::GtU;
-    case Cond::GeS: return Cond::LtS;
-    case Cond::GeU: return Cond::LtU;
-  }
-  return c;
 }
 
 MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) { asm_.setErrorHandler(&error_); }
@@ -233,10 +218,10 @@ void MacroAssembler::zero_extend_narrow(Reg dst, Reg src, int from_bits) {
     asm_.movzx(d(dst), x86::gpw(src));
 }
 
-void MacroAssembler::lea(Reg dst, Reg base, int32_t disp) {
+void MacroAssembler::address_of(Reg dst, Reg base, int32_t disp) {
   if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x8D, dst, base, disp));
 }
-void MacroAssembler::lea_index(Reg dst, Reg base, Reg index, int32_t disp) {
+void MacroAssembler::address_of_index(Reg dst, Reg base, Reg index, int32_t disp) {
   asm_.lea(q(dst), x86::ptr(q(base), q(index), 0, disp));
 }
 
@@ -276,7 +261,7 @@ void MacroAssembler::int_op_mem(IntOp op, bool wide, Reg dst, Reg base, int32_t 
   }
 }
 
-void MacroAssembler::cmp_mem(bool wide, Reg a, Reg base, int32_t disp) {
+void MacroAssembler::compare_mem(bool wide, Reg a, Reg base, int32_t disp) {
   asm_.cmp(gp(a, wide), wide ? x86::qword_ptr(q(base), disp) : x86::dword_ptr(q(base), disp));
 }
 
@@ -321,7 +306,8 @@ void MacroAssembler::int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm) {
   }
 }
 
-void MacroAssembler::shift_cl(ShiftOp op, bool wide, Reg dst) {
+void MacroAssembler::shift(ShiftOp op, bool wide, Reg dst, Reg count) {
+  move(reg::rcx, count);
   x86::Gp a = gp(dst, wide);
   switch (op) {
     case ShiftOp::Shl: asm_.shl(a, x86::cl); break;
@@ -343,7 +329,27 @@ void MacroAssembler::shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count) {
   }
 }
 
-void MacroAssembler::divide(bool is_signed, bool wide, Reg divisor) {
+Reg MacroAssembler::divide(bool is_signed, bool wide, bool remainder, Reg dividend, Reg divisor,
+                           Label div_by_zero, Label overflow) {
+  move(reg::rax, dividend);
+  test_bits(wide, divisor, divisor);
+  jump_if_zero(div_by_zero);
+  Label done = new_label();
+  if (is_signed) {
+    // INT_MIN / -1 overflows (div traps, rem is 0); idiv would fault on it.
+    Label normal = new_label();
+    compare_imm(wide, divisor, -1);
+    jump_if(Cond::Ne, normal);
+    if (remainder) {
+      move_imm(reg::rdx, 0);
+      jump(done);
+    } else {
+      move_imm(reg::r11, wide ? 0x8000000000000000ull : 0x80000000ull);
+      compare(wide, reg::rax, reg::r11);
+      jump_if(Cond::Eq, overflow);
+    }
+    bind(normal);
+  }
   x86::Gp hi = gp(reg::rdx, wide), lo = gp(reg::rax, wide);
   if (is_signed) {
     if (wide)
@@ -355,6 +361,8 @@ void MacroAssembler::divide(bool is_signed, bool wide, Reg divisor) {
     asm_.xor_(d(reg::rdx), d(reg::rdx));
     asm_.div(hi, lo, gp(divisor, wide));
   }
+  bind(done);
+  return remainder ? reg::rdx : reg::rax;
 }
 
 namespace {
@@ -375,18 +383,18 @@ void from_xmm(x86::Assembler& a, Reg r, const x86::Xmm& x, bool f64) {
 }
 }  // namespace
 
-void MacroAssembler::xmm_from_gpr(uint8_t dst, Reg src) { asm_.movq(x86::xmm(dst), q(src)); }
-void MacroAssembler::gpr_from_xmm(Reg dst, uint8_t src) { asm_.movq(q(dst), x86::xmm(src)); }
-void MacroAssembler::xmm_load(uint8_t dst, Reg base, int32_t disp) {
+void MacroAssembler::fp_from_gpr(FReg dst, Reg src) { asm_.movq(x86::xmm(dst), q(src)); }
+void MacroAssembler::gpr_from_fp(Reg dst, FReg src) { asm_.movq(q(dst), x86::xmm(src)); }
+void MacroAssembler::fp_load(FReg dst, Reg base, int32_t disp) {
   asm_.movq(x86::xmm(dst), x86::qword_ptr(q(base), disp));
 }
-void MacroAssembler::xmm_store(Reg base, int32_t disp, uint8_t src) {
+void MacroAssembler::fp_store(Reg base, int32_t disp, FReg src) {
   asm_.movq(x86::qword_ptr(q(base), disp), x86::xmm(src));
 }
 
 // An f32 result keeps the upper bits of `dst` (ss forms write the low 32
 // bits only): they are clear, so f32 values stay zero-extended.
-void MacroAssembler::xmm_op(FloatOp op, bool f64, uint8_t dst, uint8_t src) {
+void MacroAssembler::fp_op(FloatOp op, bool f64, FReg dst, FReg src) {
   const x86::Xmm a = x86::xmm(dst), b = x86::xmm(src);
   switch (op) {
     case FloatOp::Add: f64 ? asm_.addsd(a, b) : asm_.addss(a, b); break;
@@ -396,7 +404,7 @@ void MacroAssembler::xmm_op(FloatOp op, bool f64, uint8_t dst, uint8_t src) {
   }
 }
 
-void MacroAssembler::xmm_sqrt(bool f64, uint8_t dst) {
+void MacroAssembler::fp_sqrt(bool f64, FReg dst) {
   const x86::Xmm a = x86::xmm(dst);
   f64 ? asm_.sqrtsd(a, a) : asm_.sqrtss(a, a);
 }
@@ -450,6 +458,11 @@ void MacroAssembler::float_compare(FloatCond cond, bool f64, Reg a, Reg b) {
   // The mask is all ones or all zeros; its low bit is the i32 result.
   asm_.movd(d(a), x);
   asm_.and_(d(a), Imm(1));
+}
+
+bool MacroAssembler::can_round_floats() {
+  static const bool has = asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kSSE4_1);
+  return has;
 }
 
 void MacroAssembler::float_round(RoundMode mode, bool f64, Reg dst) {
@@ -514,10 +527,10 @@ void MacroAssembler::float_convert_s(bool f64, bool wide, Reg dst) {
   from_xmm(asm_, dst, x86::xmm0, f64);
 }
 
-void MacroAssembler::cmp(bool wide, Reg a, Reg b) {
+void MacroAssembler::compare(bool wide, Reg a, Reg b) {
   if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0x39, a, b));
 }
-void MacroAssembler::cmp_imm(bool wide, Reg a, int32_t imm) {
+void MacroAssembler::compare_imm(bool wide, Reg a, int32_t imm) {
   if (imm != int32_t(int8_t(imm))) {
     asm_.cmp(gp(a, wide), Imm(imm));
     return;
@@ -528,10 +541,10 @@ void MacroAssembler::cmp_imm(bool wide, Reg a, int32_t imm) {
     commit(p);
   }
 }
-void MacroAssembler::cmp_mem64(Reg a, Reg base, int32_t disp) {
+void MacroAssembler::compare_mem64(Reg a, Reg base, int32_t disp) {
   if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x3B, a, base, disp));
 }
-void MacroAssembler::test(bool wide, Reg a, Reg b) {
+void MacroAssembler::test_bits(bool wide, Reg a, Reg b) {
   if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0x85, a, b));
 }
 
@@ -553,8 +566,8 @@ void MacroAssembler::set_flag(int cc, Reg dst) {
 
 void MacroAssembler::set_zero(Reg dst, bool /*wide*/) { set_flag(int(CondCode::kZero), dst); }
 
-void MacroAssembler::cmove_if(Cond cond, Reg dst, Reg src) { asm_.cmov(cond_code(cond), q(dst), q(src)); }
-void MacroAssembler::cmov_zero(Reg dst, Reg src) { asm_.cmov(CondCode::kZero, q(dst), q(src)); }
+void MacroAssembler::move_if(Cond cond, Reg dst, Reg src) { asm_.cmov(cond_code(cond), q(dst), q(src)); }
+void MacroAssembler::move_if_zero(Reg dst, Reg src) { asm_.cmov(CondCode::kZero, q(dst), q(src)); }
 void MacroAssembler::jump(Label target) { branch(-1, target); }
 void MacroAssembler::jump_if(Cond cond, Label target) { branch(int(cond_code(cond)), target); }
 void MacroAssembler::jump_if_zero(Label target) { branch(int(CondCode::kZero), target); }
@@ -624,9 +637,22 @@ void MacroAssembler::pop(Reg r) {
     commit(p);
   }
 }
-void MacroAssembler::ret() { asm_.ret(); }
-void MacroAssembler::cmp_rsp_mem(Reg base, int32_t disp) { asm_.cmp(x86::rsp, slot(base, disp)); }
-void MacroAssembler::inc_mem32(Reg base, int32_t disp, int32_t delta) {
+void MacroAssembler::enter_frame(bool uses_memory) {
+  if (uses_memory)
+    for (Reg r : Registers::kSaved) push(r);
+  else
+    for (Reg r : Registers::kSavedWithoutMemory) push(r);
+}
+void MacroAssembler::leave_frame(bool uses_memory) {
+  if (uses_memory)
+    for (int i = int(std::size(Registers::kSaved)) - 1; i >= 0; --i) pop(Registers::kSaved[i]);
+  else
+    for (int i = int(std::size(Registers::kSavedWithoutMemory)) - 1; i >= 0; --i)
+      pop(Registers::kSavedWithoutMemory[i]);
+}
+void MacroAssembler::return_to_caller() { asm_.ret(); }
+void MacroAssembler::compare_stack_pointer(Reg base, int32_t disp) { asm_.cmp(x86::rsp, slot(base, disp)); }
+void MacroAssembler::add_mem32_imm(Reg base, int32_t disp, int32_t delta) {
   if (delta != int32_t(int8_t(delta))) {
     asm_.add(x86::dword_ptr(q(base), disp), Imm(delta));
     return;
@@ -644,6 +670,14 @@ void MacroAssembler::push_mem(Reg base, int32_t disp) {
 void MacroAssembler::pop_mem(Reg base, int32_t disp) {
   if (uint8_t* p = reserve()) commit(put_rm(p, false, 0x8F, 0, base, disp));  // 8F /0
 }
+void MacroAssembler::push_words(Reg base, int32_t first, int32_t second) {
+  push_mem(base, first);
+  push_mem(base, second);
+}
+void MacroAssembler::pop_words(Reg base, int32_t second, Reg first) {
+  pop_mem(base, second);
+  pop(first);
+}
 void MacroAssembler::store8_imm(Reg base, int32_t disp, uint8_t value) {
   if (uint8_t* p = reserve()) {
     p = put_rm(p, false, 0xC6, 0, base, disp);  // C6 /0 ib
@@ -654,11 +688,11 @@ void MacroAssembler::store8_imm(Reg base, int32_t disp, uint8_t value) {
 void MacroAssembler::store32_imm(Reg base, int32_t disp, uint32_t value) {
   if (uint8_t* p = reserve()) commit(put_imm32(put_rm(p, false, 0xC7, 0, base, disp), value));  // C7 /0 id
 }
-void MacroAssembler::load64_scaled(Reg dst, Reg base, Reg index) {
+void MacroAssembler::load64_indexed(Reg dst, Reg base, Reg index) {
   asm_.mov(q(dst), x86::ptr(q(base), q(index), 3));
 }
-void MacroAssembler::lea32(Reg dst, Reg base, int32_t disp) { asm_.lea(d(dst), x86::ptr(q(base), disp)); }
-void MacroAssembler::cmp8_mem_imm(Reg base, int32_t disp, uint8_t value) {
+void MacroAssembler::add32_imm(Reg dst, Reg src, int32_t imm) { asm_.lea(d(dst), x86::ptr(q(src), imm)); }
+void MacroAssembler::compare8_mem_imm(Reg base, int32_t disp, uint8_t value) {
   if (uint8_t* p = reserve()) {
     p = put_rm(p, false, 0x80, 7, base, disp);  // 80 /7 ib
     *p++ = value;
@@ -703,7 +737,7 @@ void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resu
   load64(reg::rbx, reg::rsp, WEFT_FCTX_RBX);
   load64(reg::rbp, reg::rsp, WEFT_FCTX_RBP);
   load64(reg::rcx, reg::rsp, WEFT_FCTX_RIP);
-  lea(reg::rsp, reg::rsp, WEFT_FCTX_SIZE);
+  address_of(reg::rsp, reg::rsp, WEFT_FCTX_SIZE);
   move_imm(reg::rax, 0);
   move_imm(reg::rdx, delivered);
   if (uint8_t* p = reserve()) commit(put_rr(p, false, 0xFF, reg::rcx, 4));  // jmp rcx: FF /4

@@ -1,12 +1,13 @@
 // The x86-64 macro-assembler the single-pass compiler (jit/compiler.h) emits
 // through: operations named by what the compiler needs (load a frame slot,
 // a 32/64-bit integer operation, a bounds-checked memory access's pieces,
-// a call to a helper). The frequent forms (moves, frame-slot accesses, ALU
-// operations, jumps, calls) are encoded here directly into the asmjit code
-// buffer, with the macro-assembler's own labels; the rest (SSE, shifts,
-// division, indexed memory accesses) go through asmjit's x86::Assembler.
-// Registers are general-purpose register ids in the hardware numbering
-// (rax = 0 … r15 = 15); `wide` selects the 64-bit form of an instruction.
+// a call to a helper), with the same names and contracts in every backend
+// (jit/a64/macro_assembler.h). The frequent forms (moves, frame-slot
+// accesses, ALU operations, jumps, calls) are encoded here directly into the
+// asmjit code buffer, with the macro-assembler's own labels; the rest (SSE,
+// shifts, division, indexed memory accesses) go through asmjit's
+// x86::Assembler. Registers are ids in the hardware numbering (rax = 0 …
+// r15 = 15; jit/x64/registers.h); `wide` selects the 64-bit form.
 #pragma once
 
 #include <asmjit/x86.h>
@@ -15,28 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "jit/backend_types.h"
+#include "jit/x64/registers.h"
+
 namespace weft::jit::x64 {
-
-using Reg = uint8_t;
-namespace reg {
-constexpr Reg rax = 0, rcx = 1, rdx = 2, rbx = 3, rsp = 4, rbp = 5, rsi = 6, rdi = 7;
-constexpr Reg r8 = 8, r9 = 9, r10 = 10, r11 = 11, r12 = 12, r13 = 13, r14 = 14, r15 = 15;
-}  // namespace reg
-
-// Wasm-level integer conditions (signed/unsigned).
-enum class Cond : uint8_t { Eq, Ne, LtS, LtU, GtS, GtU, LeS, LeU, GeS, GeU };
-Cond negate(Cond c);
-
-enum class IntOp : uint8_t { Add, Sub, Mul, And, Or, Xor };
-enum class ShiftOp : uint8_t { Shl, ShrS, ShrU, Rotl, Rotr };
-enum class FloatOp : uint8_t { Add, Sub, Mul, Div };
-// Wasm float comparisons: all false on an unordered (NaN) pair except Ne.
-enum class FloatCond : uint8_t { Eq, Ne, Lt, Gt, Le, Ge };
-// roundss/roundsd modes (the imm8 rounding-control values).
-enum class RoundMode : uint8_t { Nearest = 0, Floor = 1, Ceil = 2, Trunc = 3 };
-
-// Width and signedness of a linear-memory access.
-enum class MemWidth : uint8_t { U8, S8, U16, S16, U32, S32, U64 };
 
 class MacroAssembler {
  public:
@@ -52,6 +35,8 @@ class MacroAssembler {
   const std::string& error() const { return error_.message; }
   void clear_error() { error_.message.clear(); }
   size_t offset() const { return asm_.offset(); }
+  // Pads to a function's start alignment.
+  void align_code() { asm_.align(asmjit::AlignMode::kCode, 16); }
 
   Label new_label() {
     label_offset_.push_back(kUnbound);
@@ -76,11 +61,11 @@ class MacroAssembler {
   void store64(Reg base, int32_t disp, Reg src);
   void store32(Reg base, int32_t disp, Reg src);
   void store64_imm(Reg base, int32_t disp, int32_t value);  // sign-extended imm32
-  void zero_extend32(Reg dst, Reg src);        // mov r32, r32
-  void sign_extend(Reg dst, Reg src, int from_bits, bool wide);  // movsx / movsxd
-  void zero_extend_narrow(Reg dst, Reg src, int from_bits);      // movzx 8/16 → 32
-  void lea(Reg dst, Reg base, int32_t disp);
-  void lea_index(Reg dst, Reg base, Reg index, int32_t disp);  // base + index + disp
+  void zero_extend32(Reg dst, Reg src);        // dst = low 32 bits of src
+  void sign_extend(Reg dst, Reg src, int from_bits, bool wide);
+  void zero_extend_narrow(Reg dst, Reg src, int from_bits);      // 8/16 → 32
+  void address_of(Reg dst, Reg base, int32_t disp);                  // dst = base + disp (64-bit)
+  void address_of_index(Reg dst, Reg base, Reg index, int32_t disp);  // dst = base + index + disp
 
   // Linear memory: [base + index + disp], index already zero-extended.
   void load_mem(MemWidth width, Reg dst, Reg base, Reg index, int32_t disp);
@@ -91,31 +76,43 @@ class MacroAssembler {
   void int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm);
   // dst = dst op [base + disp] (a local's slot read in place).
   void int_op_mem(IntOp op, bool wide, Reg dst, Reg base, int32_t disp);
-  void shift_cl(ShiftOp op, bool wide, Reg dst);  // count in cl
+  // dst = dst op (count mod width). x86 shifts by cl only: the count moves to
+  // rcx, which the compiler keeps free (kShiftClobbers; dst is not rcx).
+  static constexpr uint32_t kShiftClobbers = reg_bit(reg::rcx);
+  void shift(ShiftOp op, bool wide, Reg dst, Reg count);
   void shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count);
-  // rdx:rax / divisor; quotient in rax, remainder in rdx (sign-extends or clears rdx first).
-  void divide(bool is_signed, bool wide, Reg divisor);
+  // Wasm's div/rem: traps to `div_by_zero` on a zero divisor and, for signed
+  // division, to `overflow` on INT_MIN / -1 (rem of it is 0). Returns the
+  // register holding the result. x86 divides rdx:rax: the compiler keeps both
+  // free (kDivideClobbers; dividend and divisor are neither), the result is
+  // rax (quotient) or rdx (remainder).
+  static constexpr uint32_t kDivideClobbers = reg_bit(reg::rax) | reg_bit(reg::rdx);
+  Reg divide(bool is_signed, bool wide, bool remainder, Reg dividend, Reg divisor, Label div_by_zero,
+             Label overflow);
 
-  // ---- floats in XMM registers (value-stack locations) ----------------------
-  // XMM registers are numbered 0–15; 0 and 1 are the scratch registers of the
-  // GPR-operand float operations below, so the compiler allocates 2–15. All
-  // moves are 64-bit: an f32 keeps clear upper bits in both register files.
-  void xmm_from_gpr(uint8_t dst, Reg src);            // movq xmm, r64
-  void gpr_from_xmm(Reg dst, uint8_t src);            // movq r64, xmm
-  void xmm_load(uint8_t dst, Reg base, int32_t disp);   // movq xmm, [base + disp]
-  void xmm_store(Reg base, int32_t disp, uint8_t src);  // movq [base + disp], xmm
-  void xmm_op(FloatOp op, bool f64, uint8_t dst, uint8_t src);  // dst = dst op src
-  void xmm_sqrt(bool f64, uint8_t dst);
+  // ---- floats in float registers (value-stack locations) --------------------
+  // XMM registers 0–15; Registers::kFloatScratch0/1 are the scratch registers
+  // of the GPR-operand float operations below. All moves are 64-bit: an f32
+  // keeps clear upper bits in both register files.
+  void fp_from_gpr(FReg dst, Reg src);
+  void gpr_from_fp(Reg dst, FReg src);
+  void fp_load(FReg dst, Reg base, int32_t disp);
+  void fp_store(Reg base, int32_t disp, FReg src);
+  void fp_op(FloatOp op, bool f64, FReg dst, FReg src);  // dst = dst op src
+  void fp_sqrt(bool f64, FReg dst);
 
   // ---- floats (SSE2; float_round needs SSE4.1) ------------------------------
   // Float values live as bit patterns in general registers (f32 zero-extended
-  // to 64 bits); each operation moves them through the scratch registers
-  // xmm0/xmm1, which nothing else holds, and writes the result back to `dst`.
+  // to 64 bits); each operation moves them through the float scratch
+  // registers, which nothing else holds, and writes the result back to `dst`.
   // `f64` selects the double form.
   void float_op(FloatOp op, bool f64, Reg dst, Reg src);  // dst = dst op src
   void float_sqrt(bool f64, Reg dst);
   void float_compare(FloatCond cond, bool f64, Reg a, Reg b);  // a = (a cond b) ? 1 : 0
-  void float_round(RoundMode mode, bool f64, Reg dst);
+  void float_round(RoundMode mode, bool f64, Reg dst);  // only if can_round_floats()
+  // roundss/roundsd are SSE4.1 (baseline x86-64 has only SSE2): without them
+  // the compiler calls the rounding thunks.
+  static bool can_round_floats();
   // Sign-bit operations stay in the general register: they must keep a NaN's
   // payload (and its signalling bit) exactly. float_copysign clobbers `src`.
   void float_abs(bool f64, Reg dst);
@@ -127,40 +124,46 @@ class MacroAssembler {
   void float_convert_s(bool f64, bool wide, Reg dst);
 
   // ---- comparisons and branches --------------------------------------------
-  void cmp(bool wide, Reg a, Reg b);
-  void cmp_imm(bool wide, Reg a, int32_t imm);
-  void cmp_mem64(Reg a, Reg base, int32_t disp);  // cmp a, [base + disp]
-  void cmp_mem(bool wide, Reg a, Reg base, int32_t disp);  // 32- or 64-bit
-  void test(bool wide, Reg a, Reg b);
+  // Compares set the flags the conditions read (a against b).
+  void compare(bool wide, Reg a, Reg b);
+  void compare_imm(bool wide, Reg a, int32_t imm);
+  void compare_mem64(Reg a, Reg base, int32_t disp);          // a against the word at [base + disp]
+  void compare_mem(bool wide, Reg a, Reg base, int32_t disp);  // 32- or 64-bit
+  void test_bits(bool wide, Reg a, Reg b);  // the flags of a & b: zero or not
   void set_cond(Cond cond, Reg dst);  // dst = cond ? 1 : 0 (32-bit)
-  void set_zero(Reg dst, bool wide);  // dst = (flags from test: zero) ? 1 : 0
-  void cmove_if(Cond cond, Reg dst, Reg src);  // 64-bit conditional move
-  void cmov_zero(Reg dst, Reg src);            // dst = src if ZF (after test)
+  void set_zero(Reg dst, bool wide);  // dst = (flags from test_bits: zero) ? 1 : 0
+  void move_if(Cond cond, Reg dst, Reg src);  // 64-bit conditional move
+  void move_if_zero(Reg dst, Reg src);        // dst = src if test_bits gave zero
   void jump(Label target);
   void jump_if(Cond cond, Label target);
-  void jump_if_zero(Label target);     // after test
-  void jump_if_nonzero(Label target);  // after test
-  void jump_if_above(Label target);    // unsigned >, after cmp
-  void jump_if_below(Label target);    // unsigned <, after cmp
+  void jump_if_zero(Label target);     // after test_bits
+  void jump_if_nonzero(Label target);  // after test_bits
+  void jump_if_above(Label target);    // unsigned >, after a compare
+  void jump_if_below(Label target);    // unsigned <, after a compare
   // Jump table: jumps to entries[index] (index < count, already clamped);
-  // clobbers r11 and `index`.
+  // clobbers kScratch and `index`.
   void jump_table(Reg index, const Label* entries, uint32_t count);
 
   // ---- calls, frames --------------------------------------------------------
-  void call_absolute(const void* fn);        // via r11
-  void call_indirect_mem(Reg base, int32_t disp);  // call [base + disp]
-  void jump_indirect_mem(Reg base, int32_t disp);  // jmp [base + disp] (tail calls)
-  void push(Reg r);
-  void pop(Reg r);
-  void ret();
-  void cmp_rsp_mem(Reg base, int32_t disp);  // cmp rsp, [base + disp]
-  void push_mem(Reg base, int32_t disp);     // push qword [base + disp]
-  void pop_mem(Reg base, int32_t disp);      // pop qword [base + disp]
-  void store8_imm(Reg base, int32_t disp, uint8_t value);  // mov byte [base + disp], value
-  void store32_imm(Reg base, int32_t disp, uint32_t value);  // mov dword [base + disp], value
-  void load64_scaled(Reg dst, Reg base, Reg index);  // mov dst, [base + index * 8]
-  void lea32(Reg dst, Reg base, int32_t disp);       // lea dst32, [base + disp] (zero-extends)
-  void cmp8_mem_imm(Reg base, int32_t disp, uint8_t value);  // cmp byte [base + disp], value
+  void call_absolute(const void* fn);              // clobbers kScratch
+  void call_indirect_mem(Reg base, int32_t disp);  // calls the address at [base + disp]
+  void jump_indirect_mem(Reg base, int32_t disp);  // jumps to it (tail calls)
+  // Function entry and exit: saves (restores) Registers::kSaved, or
+  // kSavedWithoutMemory when the function does not use memory.
+  void enter_frame(bool uses_memory);
+  void leave_frame(bool uses_memory);
+  void return_to_caller();
+  void compare_stack_pointer(Reg base, int32_t disp);  // the stack pointer against [base + disp]
+  // Two machine words kept on the machine stack: push_words pushes the word
+  // at [base + first], then the one at [base + second]; pop_words takes them
+  // back, the second into [base + second], the first into `first`.
+  void push_words(Reg base, int32_t first, int32_t second);
+  void pop_words(Reg base, int32_t second, Reg first);
+  void store8_imm(Reg base, int32_t disp, uint8_t value);
+  void store32_imm(Reg base, int32_t disp, uint32_t value);
+  void load64_indexed(Reg dst, Reg base, Reg index);  // dst = the word at [base + index * 8]
+  void add32_imm(Reg dst, Reg src, int32_t imm);      // dst = low 32 bits of src + imm, zero-extended
+  void compare8_mem_imm(Reg base, int32_t disp, uint8_t value);  // the byte at [base + disp] against value
 
   // The inline fiber switch (jit/compile_fibers.cc): suspends this context in
   // the saved-context frame of fibers/arch/layout_x86_64_sysv.h with resume
@@ -175,11 +178,19 @@ class MacroAssembler {
   // which the branch predictor learns per switch site. Clobbers every
   // register but save_slot and dest_slot (which must not be rax, rcx, rdx or rsp).
   void switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered);
-  void inc_mem32(Reg base, int32_t disp, int32_t delta);  // add dword [base + disp], delta
+  void add_mem32_imm(Reg base, int32_t disp, int32_t delta);  // the 32-bit word at [base + disp] += delta
 
+  // ---- x86-64 only: the pieces of the operations above, and the underlying
+  // assembler; the golden-encoding test (tests/jit/encoding_test.cc) checks
+  // them. The compiler does not use them (no other backend has them).
+  void push(Reg r);
+  void pop(Reg r);
+  void push_mem(Reg base, int32_t disp);  // push qword [base + disp]
+  void pop_mem(Reg base, int32_t disp);   // pop qword [base + disp]
   asmjit::x86::Assembler& raw() { return asm_; }
 
  private:
+
   // Room for one directly encoded instruction at the buffer's end (nullptr if
   // the buffer cannot grow; the error is recorded), and the new end after it.
   static constexpr size_t kMaxDirectBytes = 16;  // the longest direct form is 10 bytes

@@ -31,10 +31,30 @@ TEST(JitEncoding, IntegerOperations) {
   EXPECT_EQ(encode([](auto& m) { m.int_op(IntOp::Sub, false, reg::rdx, reg::rsi); }), (Bytes{0x29, 0xF2}));
   EXPECT_EQ(encode([](auto& m) { m.int_op(IntOp::Mul, false, reg::rax, reg::rcx); }), (Bytes{0x0F, 0xAF, 0xC1}));
   EXPECT_EQ(encode([](auto& m) { m.int_op_imm(IntOp::Add, false, reg::rax, 1); }), (Bytes{0x83, 0xC0, 0x01}));
-  EXPECT_EQ(encode([](auto& m) { m.shift_cl(ShiftOp::ShrS, true, reg::rax); }), (Bytes{0x48, 0xD3, 0xF8}));
-  // cdq; idiv ecx — and the unsigned form clears edx first.
-  EXPECT_EQ(encode([](auto& m) { m.divide(true, false, reg::rcx); }), (Bytes{0x99, 0xF7, 0xF9}));
-  EXPECT_EQ(encode([](auto& m) { m.divide(false, true, reg::rcx); }), (Bytes{0x31, 0xD2, 0x48, 0xF7, 0xF1}));
+  // The count moves to cl (nothing to move when it is there already).
+  EXPECT_EQ(encode([](auto& m) { m.shift(ShiftOp::ShrS, true, reg::rax, reg::rcx); }), (Bytes{0x48, 0xD3, 0xF8}));
+  EXPECT_EQ(encode([](auto& m) { m.shift(ShiftOp::Shl, false, reg::rax, reg::rsi); }),
+            (Bytes{0x48, 0x89, 0xF1, 0xD3, 0xE0}));
+  // Division with its checks, the traps bound at the start (backward jumps):
+  // unsigned: mov rax, rsi; test rcx, rcx; jz trap; xor edx, edx; div rcx → rax.
+  Reg result = 0;
+  EXPECT_EQ(encode([&](auto& m) {
+              auto trap = m.new_label();
+              m.bind(trap);
+              result = m.divide(false, true, false, reg::rsi, reg::rcx, trap, trap);
+            }),
+            (Bytes{0x48, 0x89, 0xF0, 0x48, 0x85, 0xC9, 0x74, 0xF8, 0x31, 0xD2, 0x48, 0xF7, 0xF1}));
+  EXPECT_EQ(result, reg::rax);
+  // signed remainder: test ecx, ecx; jz trap; cmp ecx, -1; jne normal;
+  // xor edx, edx (INT_MIN rem -1 = 0); jmp done; normal: cdq; idiv ecx; done: → rdx.
+  EXPECT_EQ(encode([&](auto& m) {
+              auto trap = m.new_label();
+              m.bind(trap);
+              result = m.divide(true, false, true, reg::rax, reg::rcx, trap, trap);
+            }),
+            (Bytes{0x85, 0xC9, 0x74, 0xFC, 0x83, 0xF9, 0xFF, 0x0F, 0x85, 0x07, 0x00, 0x00, 0x00, 0x31, 0xD2, 0xE9,
+                   0x03, 0x00, 0x00, 0x00, 0x99, 0xF7, 0xF9}));
+  EXPECT_EQ(result, reg::rdx);
 }
 
 TEST(JitEncoding, Constants) {
@@ -52,7 +72,7 @@ TEST(JitEncoding, FrameSlots) {
   EXPECT_EQ(encode([](auto& m) { m.store64_imm(reg::rbx, 0, -1); }),
             (Bytes{0x48, 0xC7, 0x03, 0xFF, 0xFF, 0xFF, 0xFF}));
   // r12 as a base needs a SIB byte: cmp rsp, [r12 + 8].
-  EXPECT_EQ(encode([](auto& m) { m.cmp_rsp_mem(reg::r12, 8); }), (Bytes{0x49, 0x3B, 0x64, 0x24, 0x08}));
+  EXPECT_EQ(encode([](auto& m) { m.compare_stack_pointer(reg::r12, 8); }), (Bytes{0x49, 0x3B, 0x64, 0x24, 0x08}));
 }
 
 TEST(JitEncoding, LinearMemory) {
@@ -73,7 +93,7 @@ TEST(JitEncoding, Conditions) {
   // setb sil; movzx esi, sil — both need a REX prefix to name sil rather than dh.
   EXPECT_EQ(encode([](auto& m) { m.set_cond(Cond::LtU, reg::rsi); }),
             (Bytes{0x40, 0x0F, 0x92, 0xC6, 0x40, 0x0F, 0xB6, 0xF6}));
-  EXPECT_EQ(encode([](auto& m) { m.cmov_zero(reg::rax, reg::rcx); }), (Bytes{0x48, 0x0F, 0x44, 0xC1}));
+  EXPECT_EQ(encode([](auto& m) { m.move_if_zero(reg::rax, reg::rcx); }), (Bytes{0x48, 0x0F, 0x44, 0xC1}));
   EXPECT_EQ(negate(Cond::LtS), Cond::GeS);
   EXPECT_EQ(negate(Cond::GtU), Cond::LeU);
 }
@@ -177,7 +197,7 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
         EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::And, wide, a, imm); }, [&](auto& r) { r.and_(gp(a, wide), Imm(imm)); }));
         EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Or, wide, a, imm); }, [&](auto& r) { r.or_(gp(a, wide), Imm(imm)); }));
         EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Xor, wide, a, imm); }, [&](auto& r) { r.xor_(gp(a, wide), Imm(imm)); }));
-        EXPECT_TRUE(same([&](auto& m) { m.cmp_imm(wide, a, imm); }, [&](auto& r) { r.cmp(gp(a, wide), Imm(imm)); }))
+        EXPECT_TRUE(same([&](auto& m) { m.compare_imm(wide, a, imm); }, [&](auto& r) { r.cmp(gp(a, wide), Imm(imm)); }))
             << int(a) << " " << imm;
       }
     }
@@ -194,21 +214,21 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
         EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::And, wide, a, b); }, [&](auto& r) { r.and_(ga, gb); }));
         EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Or, wide, a, b); }, [&](auto& r) { r.or_(ga, gb); }));
         EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Xor, wide, a, b); }, [&](auto& r) { r.xor_(ga, gb); }));
-        EXPECT_TRUE(same([&](auto& m) { m.cmp(wide, a, b); }, [&](auto& r) { r.cmp(ga, gb); }));
-        EXPECT_TRUE(same([&](auto& m) { m.test(wide, a, b); }, [&](auto& r) { r.test(ga, gb); })) << int(a) << int(b);
+        EXPECT_TRUE(same([&](auto& m) { m.compare(wide, a, b); }, [&](auto& r) { r.cmp(ga, gb); }));
+        EXPECT_TRUE(same([&](auto& m) { m.test_bits(wide, a, b); }, [&](auto& r) { r.test(ga, gb); })) << int(a) << int(b);
       }
       for (int32_t disp : disps) {
         EXPECT_TRUE(same([&](auto& m) { m.load64(a, b, disp); }, [&](auto& r) { r.mov(x86::gpq(a), x86::qword_ptr(x86::gpq(b), disp)); }));
         EXPECT_TRUE(same([&](auto& m) { m.load32(a, b, disp); }, [&](auto& r) { r.mov(x86::gpd(a), x86::dword_ptr(x86::gpq(b), disp)); }));
         EXPECT_TRUE(same([&](auto& m) { m.store64(b, disp, a); }, [&](auto& r) { r.mov(x86::qword_ptr(x86::gpq(b), disp), x86::gpq(a)); }));
         EXPECT_TRUE(same([&](auto& m) { m.store32(b, disp, a); }, [&](auto& r) { r.mov(x86::dword_ptr(x86::gpq(b), disp), x86::gpd(a)); }));
-        EXPECT_TRUE(same([&](auto& m) { m.lea(a, b, disp); }, [&](auto& r) { r.lea(x86::gpq(a), x86::ptr(x86::gpq(b), disp)); }));
-        EXPECT_TRUE(same([&](auto& m) { m.cmp_mem64(a, b, disp); }, [&](auto& r) { r.cmp(x86::gpq(a), x86::qword_ptr(x86::gpq(b), disp)); }))
+        EXPECT_TRUE(same([&](auto& m) { m.address_of(a, b, disp); }, [&](auto& r) { r.lea(x86::gpq(a), x86::ptr(x86::gpq(b), disp)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.compare_mem64(a, b, disp); }, [&](auto& r) { r.cmp(x86::gpq(a), x86::qword_ptr(x86::gpq(b), disp)); }))
             << int(a) << " " << int(b) << " " << disp;
         if (a == 0) {
           for (int32_t imm : imms) {
             EXPECT_TRUE(same([&](auto& m) { m.store64_imm(b, disp, imm); }, [&](auto& r) { r.mov(x86::qword_ptr(x86::gpq(b), disp), Imm(imm)); }));
-            EXPECT_TRUE(same([&](auto& m) { m.inc_mem32(b, disp, imm); }, [&](auto& r) { r.add(x86::dword_ptr(x86::gpq(b), disp), Imm(imm)); }))
+            EXPECT_TRUE(same([&](auto& m) { m.add_mem32_imm(b, disp, imm); }, [&](auto& r) { r.add(x86::dword_ptr(x86::gpq(b), disp), Imm(imm)); }))
                 << int(b) << " " << disp << " " << imm;
           }
         }
@@ -226,7 +246,7 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
           << int(b) << " " << disp;
       for (uint8_t v : bytes) {
         EXPECT_TRUE(same([&](auto& m) { m.store8_imm(b, disp, v); }, [&](auto& r) { r.mov(x86::byte_ptr(x86::gpq(b), disp), Imm(v)); }));
-        EXPECT_TRUE(same([&](auto& m) { m.cmp8_mem_imm(b, disp, v); }, [&](auto& r) { r.cmp(x86::byte_ptr(x86::gpq(b), disp), Imm(v)); }))
+        EXPECT_TRUE(same([&](auto& m) { m.compare8_mem_imm(b, disp, v); }, [&](auto& r) { r.cmp(x86::byte_ptr(x86::gpq(b), disp), Imm(v)); }))
             << int(b) << " " << disp << " " << int(v);
       }
       for (uint32_t v : words) {

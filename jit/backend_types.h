@@ -1,0 +1,51 @@
+// The vocabulary shared by the single-pass compiler (jit/compiler.h) and every
+// machine backend (jit/x64/, jit/a64/): register ids, Wasm-level conditions
+// and operation kinds. A backend's macro-assembler takes these and chooses
+// the instructions; the compiler never names a machine register or
+// instruction (it uses the roles of jit/<arch>/registers.h).
+#pragma once
+
+#include <cstdint>
+
+namespace weft::jit {
+
+// A general-purpose register id in the backend's hardware numbering.
+using Reg = uint8_t;
+// A floating-point/vector register id in the backend's hardware numbering.
+using FReg = uint8_t;
+
+// Wasm-level integer conditions (signed/unsigned), evaluated on the flags a
+// compare left (compare, compare_imm, compare_mem…).
+enum class Cond : uint8_t { Eq, Ne, LtS, LtU, GtS, GtU, LeS, LeU, GeS, GeU };
+
+constexpr Cond negate(Cond c) {
+  switch (c) {
+    case Cond::Eq: return Cond::Ne;
+    case Cond::Ne: return Cond::Eq;
+    case Cond::LtS: return Cond::GeS;
+    case Cond::LtU: return Cond::GeU;
+    case Cond::GtS: return Cond::LeS;
+    case Cond::GtU: return Cond::LeU;
+    case Cond::LeS: return Cond::GtS;
+    case Cond::LeU: return Cond::GtU;
+    case Cond::GeS: return Cond::LtS;
+    case Cond::GeU: return Cond::LtU;
+  }
+  return c;
+}
+
+enum class IntOp : uint8_t { Add, Sub, Mul, And, Or, Xor };
+enum class ShiftOp : uint8_t { Shl, ShrS, ShrU, Rotl, Rotr };
+enum class FloatOp : uint8_t { Add, Sub, Mul, Div };
+// Wasm float comparisons: all false on an unordered (NaN) pair except Ne.
+enum class FloatCond : uint8_t { Eq, Ne, Lt, Gt, Le, Ge };
+// Wasm's four rounding operations (ceil, floor, trunc, nearest-even).
+enum class RoundMode : uint8_t { Nearest = 0, Floor = 1, Ceil = 2, Trunc = 3 };
+
+// Width and signedness of a linear-memory access.
+enum class MemWidth : uint8_t { U8, S8, U16, S16, U32, S32, U64 };
+
+// A set of registers as a bit mask (bit r = register r).
+constexpr uint32_t reg_bit(Reg r) { return 1u << r; }
+
+}  // namespace weft::jit

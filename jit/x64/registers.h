@@ -1,0 +1,137 @@
+// The x86-64 register configuration of JIT code (System V ABI): which
+// registers the compiler's cache hands out, which hold fixed roles for a
+// whole function, and which the fixed sequences (calls, the inline fiber
+// switch) use. The compiler refers to registers only through these roles;
+// the static_asserts below keep the roles consistent with each other and the
+// ABI (Liftoff keeps its lists the same way, per architecture).
+#pragma once
+
+#include <cstdint>
+#include <iterator>
+
+#include "jit/backend_types.h"
+
+namespace weft::jit::x64 {
+
+namespace reg {
+constexpr Reg rax = 0, rcx = 1, rdx = 2, rbx = 3, rsp = 4, rbp = 5, rsi = 6, rdi = 7;
+constexpr Reg r8 = 8, r9 = 9, r10 = 10, r11 = 11, r12 = 12, r13 = 13, r14 = 14, r15 = 15;
+}  // namespace reg
+
+struct Registers {
+  // ---- pinned for the whole function (callee-saved) ------------------------
+  static constexpr Reg kContext = reg::r12;     // JitContext* (the entry's first argument)
+  static constexpr Reg kFrame = reg::rbx;       // frame base: locals, then the operand slots
+  static constexpr Reg kMemoryBase = reg::r13;  // linear memory data (functions that use memory)
+  static constexpr Reg kMemorySize = reg::r14;  // linear memory size in bytes
+
+  // The compiler's scratch register, never allocated; the macro-assembler
+  // also clobbers it (call_absolute, jump_table, address constants).
+  static constexpr Reg kScratch = reg::r11;
+
+  // ---- the cache: values of the operand stack ---------------------------------
+  // Caller-saved registers first (no save needed), then r15 (saved by every
+  // prologue).
+  static constexpr Reg kAllocatable[] = {reg::rax, reg::rcx, reg::rdx, reg::rsi, reg::rdi,
+                                         reg::r8,  reg::r9,  reg::r10, reg::r15};
+  // Float registers the cache hands out; kFloatScratch0/1 are the
+  // macro-assembler's for float operations on general-register operands.
+  static constexpr FReg kFloatScratch0 = 0, kFloatScratch1 = 1;
+  static constexpr FReg kFloatAllocatable[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+  // Callee-saved registers a prologue saves: the pinned roles and r15. A
+  // function without memory instructions never writes kMemoryBase/kMemorySize
+  // and saves three. Five or three pushes after the return address both
+  // leave rsp 16-byte aligned at calls.
+  static constexpr Reg kSaved[] = {reg::rbx, reg::r12, reg::r13, reg::r14, reg::r15};
+  static constexpr Reg kSavedWithoutMemory[] = {reg::rbx, reg::r12, reg::r15};
+
+  // ---- calls (SysV) -------------------------------------------------------------
+  static constexpr Reg kArg[] = {reg::rdi, reg::rsi, reg::rdx, reg::rcx, reg::r8, reg::r9};
+  static constexpr Reg kReturn = reg::rax;   // status, FuncInstance*, a helper's result
+  static constexpr Reg kReturn2 = reg::rdx;  // FiberStatus::tag
+  // The callee FuncInstance* of a Wasm call: NativeEntry's third argument.
+  static constexpr Reg kCallee = kArg[2];
+
+  // Registers fixed sequences use where no operand-stack value is in a
+  // register (function entry, argument moves of calls): free by then.
+  static constexpr Reg kTemp0 = reg::rax, kTemp1 = reg::rcx, kTemp2 = reg::rdx;
+
+  // ---- the inline fiber switch (jit/compile_fibers.cc) ---------------------------
+  // The stack is spilled there, so all allocatable registers are free.
+  // switch_fiber_stack clobbers rax, rcx, rdx and rsp before it has read its
+  // slot registers, and delivers `from` in rax and the tag in rdx.
+  struct FiberSwitch {
+    static constexpr Reg kState = reg::rsi;    // the fiber runtime's SwitchState*
+    static constexpr Reg kSave = reg::rdi;     // where this context's stack pointer goes
+    static constexpr Reg kDest = reg::r9;      // the target fiber, then its context slot
+    static constexpr Reg kSelf = reg::r10;     // fiber.switch: the running fiber
+    static constexpr Reg kPayload = reg::r8;   // the transfer area
+    static constexpr Reg kArrivedFrom = reg::rax;  // after the switch: a context to store, or 0
+    static constexpr Reg kArrivedTag = reg::rdx;   // after the switch: the event's tag, or 0
+  };
+};
+
+// ---- consistency -----------------------------------------------------------
+namespace detail {
+constexpr bool contains(const Reg* begin, const Reg* end, Reg r) {
+  for (const Reg* p = begin; p != end; ++p)
+    if (*p == r) return true;
+  return false;
+}
+template <size_t N>
+constexpr bool contains(const Reg (&list)[N], Reg r) {
+  return contains(list, list + N, r);
+}
+constexpr bool is_callee_saved(Reg r) {
+  return r == reg::rbx || r == reg::rbp || r == reg::r12 || r == reg::r13 || r == reg::r14 || r == reg::r15;
+}
+template <size_t N>
+constexpr bool distinct(const Reg (&list)[N]) {
+  for (size_t i = 0; i < N; ++i)
+    for (size_t j = i + 1; j < N; ++j)
+      if (list[i] == list[j]) return false;
+  return true;
+}
+}  // namespace detail
+
+using R = Registers;
+static_assert(R::kContext != R::kFrame && R::kMemoryBase != R::kMemorySize, "pinned roles are distinct");
+static_assert(detail::is_callee_saved(R::kContext) && detail::is_callee_saved(R::kFrame) &&
+                  detail::is_callee_saved(R::kMemoryBase) && detail::is_callee_saved(R::kMemorySize),
+              "pinned roles survive calls");
+static_assert(detail::contains(R::kSaved, R::kContext) && detail::contains(R::kSaved, R::kFrame) &&
+                  detail::contains(R::kSaved, R::kMemoryBase) && detail::contains(R::kSaved, R::kMemorySize) &&
+                  detail::contains(R::kSavedWithoutMemory, R::kContext) &&
+                  detail::contains(R::kSavedWithoutMemory, R::kFrame),
+              "a prologue saves every pinned register it writes");
+static_assert(std::size(R::kSaved) % 2 == 1 && std::size(R::kSavedWithoutMemory) % 2 == 1,
+              "an odd number of pushes after the return address keeps calls 16-byte aligned");
+static_assert(detail::distinct(R::kAllocatable), "the cache hands out each register once");
+static_assert(!detail::contains(R::kAllocatable, R::kContext) && !detail::contains(R::kAllocatable, R::kFrame) &&
+                  !detail::contains(R::kAllocatable, R::kMemoryBase) &&
+                  !detail::contains(R::kAllocatable, R::kMemorySize) &&
+                  !detail::contains(R::kAllocatable, R::kScratch) && !detail::contains(R::kAllocatable, reg::rsp),
+              "pinned and scratch registers are never allocated");
+static_assert(std::size(R::kAllocatable) <= 32 && std::size(R::kFloatAllocatable) <= 32, "register masks are 32 bits");
+static_assert(detail::contains(R::kAllocatable, R::kReturn) && detail::contains(R::kAllocatable, R::kReturn2),
+              "a helper's result is pushed as an operand-stack register");
+constexpr bool saves_allocated_callee_saved(const Reg* saved_begin, const Reg* saved_end) {
+  for (Reg r : R::kAllocatable)
+    if (detail::is_callee_saved(r) && !detail::contains(saved_begin, saved_end, r)) return false;
+  return true;
+}
+static_assert(saves_allocated_callee_saved(std::begin(R::kSaved), std::end(R::kSaved)) &&
+                  saves_allocated_callee_saved(std::begin(R::kSavedWithoutMemory), std::end(R::kSavedWithoutMemory)),
+              "every callee-saved register the cache hands out is saved by the prologue");
+static_assert(R::kCallee != R::kTemp0 && R::kCallee != R::kArg[0] && R::kCallee != R::kArg[1],
+              "a tail call's argument moves and the entry arguments keep the callee");
+static_assert(R::kArg[3] != R::kScratch && R::kArg[4] != R::kScratch, "helper arguments survive call_absolute");
+static_assert(R::FiberSwitch::kSave != reg::rax && R::FiberSwitch::kSave != reg::rcx &&
+                  R::FiberSwitch::kSave != reg::rdx && R::FiberSwitch::kDest != reg::rax &&
+                  R::FiberSwitch::kDest != reg::rcx && R::FiberSwitch::kDest != reg::rdx,
+              "switch_fiber_stack reads its slot registers after clobbering rax, rcx, rdx");
+static_assert(R::FiberSwitch::kArrivedTag == R::kReturn2,
+              "an event arrives in the register weft_jit_fiber returns its tag in: one dispatch for both");
+
+}  // namespace weft::jit::x64
