@@ -14,14 +14,61 @@ namespace weft::jit {
 namespace arch = x64;
 }
 #define WEFT_JIT_BACKEND 1
+#elif defined(__aarch64__)
+#include "jit/a64/macro_assembler.h"
+#include "jit/a64/registers.h"
+namespace weft::jit {
+namespace arch = a64;
+}
+#define WEFT_JIT_BACKEND 1
 #else
 #define WEFT_JIT_BACKEND 0
 #endif
 
 #if WEFT_JIT_BACKEND
+#include <iterator>
+
 namespace weft::jit {
 using MacroAssembler = arch::MacroAssembler;
 using Registers = arch::Registers;
 using Label = MacroAssembler::Label;
+
+// What the compiler relies on of every backend's register roles (each
+// registers.h adds its machine's own checks).
+namespace role_checks {
+using R = Registers;
+using reg_list::contains;
+static_assert(R::kContext != R::kFrame && R::kMemoryBase != R::kMemorySize && R::kContext != R::kMemoryBase &&
+                  R::kFrame != R::kMemorySize,
+              "pinned roles are distinct");
+static_assert(R::is_callee_saved(R::kContext) && R::is_callee_saved(R::kFrame) &&
+                  R::is_callee_saved(R::kMemoryBase) && R::is_callee_saved(R::kMemorySize),
+              "pinned roles survive calls");
+static_assert(contains(R::kSaved, R::kContext) && contains(R::kSaved, R::kFrame) &&
+                  contains(R::kSaved, R::kMemoryBase) && contains(R::kSaved, R::kMemorySize) &&
+                  contains(R::kSavedWithoutMemory, R::kContext) && contains(R::kSavedWithoutMemory, R::kFrame),
+              "a prologue saves every pinned register it writes");
+static_assert(reg_list::distinct(R::kAllocatable), "the cache hands out each register once");
+static_assert(!contains(R::kAllocatable, R::kContext) && !contains(R::kAllocatable, R::kFrame) &&
+                  !contains(R::kAllocatable, R::kMemoryBase) && !contains(R::kAllocatable, R::kMemorySize) &&
+                  !contains(R::kAllocatable, R::kScratch),
+              "pinned and scratch registers are never allocated");
+static_assert(std::size(R::kAllocatable) <= 32 && std::size(R::kFloatAllocatable) <= 32, "register masks are 32 bits");
+static_assert(contains(R::kAllocatable, R::kReturn) && contains(R::kAllocatable, R::kReturn2),
+              "a helper's result is pushed as an operand-stack register");
+constexpr bool saves_allocated_callee_saved(const Reg* saved_begin, const Reg* saved_end) {
+  for (Reg r : R::kAllocatable)
+    if (R::is_callee_saved(r) && !reg_list::contains(saved_begin, saved_end, r)) return false;
+  return true;
+}
+static_assert(saves_allocated_callee_saved(std::begin(R::kSaved), std::end(R::kSaved)) &&
+                  saves_allocated_callee_saved(std::begin(R::kSavedWithoutMemory), std::end(R::kSavedWithoutMemory)),
+              "every callee-saved register the cache hands out is saved by the prologue");
+static_assert(R::kCallee != R::kTemp0 && R::kCallee != R::kArg[0] && R::kCallee != R::kArg[1],
+              "a tail call's argument moves and the entry arguments keep the callee");
+static_assert(R::kArg[3] != R::kScratch && R::kArg[4] != R::kScratch, "helper arguments survive call_absolute");
+static_assert(R::FiberSwitch::kArrivedTag == R::kReturn2,
+              "an event arrives in the register weft_jit_fiber returns its tag in: one dispatch for both");
+}  // namespace role_checks
 }  // namespace weft::jit
 #endif

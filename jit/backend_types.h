@@ -5,6 +5,7 @@
 // instruction (it uses the roles of jit/<arch>/registers.h).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace weft::jit {
@@ -47,5 +48,25 @@ enum class MemWidth : uint8_t { U8, S8, U16, S16, U32, S32, U64 };
 
 // A set of registers as a bit mask (bit r = register r).
 constexpr uint32_t reg_bit(Reg r) { return 1u << r; }
+
+// For the backends' static checks of their register lists (registers.h).
+namespace reg_list {
+constexpr bool contains(const Reg* begin, const Reg* end, Reg r) {
+  for (const Reg* p = begin; p != end; ++p)
+    if (*p == r) return true;
+  return false;
+}
+template <size_t N>
+constexpr bool contains(const Reg (&list)[N], Reg r) {
+  return contains(list, list + N, r);
+}
+template <size_t N>
+constexpr bool distinct(const Reg (&list)[N]) {
+  for (size_t i = 0; i < N; ++i)
+    for (size_t j = i + 1; j < N; ++j)
+      if (list[i] == list[j]) return false;
+  return true;
+}
+}  // namespace reg_list
 
 }  // namespace weft::jit

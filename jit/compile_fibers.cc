@@ -259,7 +259,6 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   emit_dispatch(site, clauses);
   masm_.bind(arrival);
   // `from` first: it may be an argument register.
-  static_assert(kArg[1] != tag && kArg[0] != tag, "the tag is not needed by the helper");
   masm_.move(kArg[1], from);
   masm_.move(kArg[0], kCtx);
   masm_.move(kArg[2], kFp);

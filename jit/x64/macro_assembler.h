@@ -53,117 +53,16 @@ class MacroAssembler {
   // A bound label's offset in the code buffer (a second entry point, say).
   uint32_t offset_of(Label label) const { return label_offset_[label.id]; }
 
-  // ---- data movement -------------------------------------------------------
-  void move(Reg dst, Reg src);                 // 64-bit copy
-  void move_imm(Reg dst, uint64_t value);      // shortest encoding of a 64-bit constant
-  void load64(Reg dst, Reg base, int32_t disp);
-  void load32(Reg dst, Reg base, int32_t disp);  // zero-extends
-  void store64(Reg base, int32_t disp, Reg src);
-  void store32(Reg base, int32_t disp, Reg src);
-  void store64_imm(Reg base, int32_t disp, int32_t value);  // sign-extended imm32
-  void zero_extend32(Reg dst, Reg src);        // dst = low 32 bits of src
-  void sign_extend(Reg dst, Reg src, int from_bits, bool wide);
-  void zero_extend_narrow(Reg dst, Reg src, int from_bits);      // 8/16 → 32
-  void address_of(Reg dst, Reg base, int32_t disp);                  // dst = base + disp (64-bit)
-  void address_of_index(Reg dst, Reg base, Reg index, int32_t disp);  // dst = base + index + disp
+#include "jit/macro_assembler_interface.inc"
 
-  // Linear memory: [base + index + disp], index already zero-extended.
-  void load_mem(MemWidth width, Reg dst, Reg base, Reg index, int32_t disp);
-  void store_mem(MemWidth width, Reg base, Reg index, int32_t disp, Reg src);
-
-  // ---- integer arithmetic --------------------------------------------------
-  void int_op(IntOp op, bool wide, Reg dst, Reg src);
-  void int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm);
-  // dst = dst op [base + disp] (a local's slot read in place).
-  void int_op_mem(IntOp op, bool wide, Reg dst, Reg base, int32_t disp);
-  // dst = dst op (count mod width). x86 shifts by cl only: the count moves to
-  // rcx, which the compiler keeps free (kShiftClobbers; dst is not rcx).
+  // x86 shifts by cl only: the count moves to rcx, which the compiler keeps free.
   static constexpr uint32_t kShiftClobbers = reg_bit(reg::rcx);
-  void shift(ShiftOp op, bool wide, Reg dst, Reg count);
-  void shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count);
-  // Wasm's div/rem: traps to `div_by_zero` on a zero divisor and, for signed
-  // division, to `overflow` on INT_MIN / -1 (rem of it is 0). Returns the
-  // register holding the result. x86 divides rdx:rax: the compiler keeps both
-  // free (kDivideClobbers; dividend and divisor are neither), the result is
-  // rax (quotient) or rdx (remainder).
+  // x86 divides rdx:rax: the compiler keeps both free; the result is rax
+  // (quotient) or rdx (remainder).
   static constexpr uint32_t kDivideClobbers = reg_bit(reg::rax) | reg_bit(reg::rdx);
-  Reg divide(bool is_signed, bool wide, bool remainder, Reg dividend, Reg divisor, Label div_by_zero,
-             Label overflow);
-
-  // ---- floats in float registers (value-stack locations) --------------------
-  // XMM registers 0–15; Registers::kFloatScratch0/1 are the scratch registers
-  // of the GPR-operand float operations below. All moves are 64-bit: an f32
-  // keeps clear upper bits in both register files.
-  void fp_from_gpr(FReg dst, Reg src);
-  void gpr_from_fp(Reg dst, FReg src);
-  void fp_load(FReg dst, Reg base, int32_t disp);
-  void fp_store(Reg base, int32_t disp, FReg src);
-  void fp_op(FloatOp op, bool f64, FReg dst, FReg src);  // dst = dst op src
-  void fp_sqrt(bool f64, FReg dst);
-
-  // ---- floats (SSE2; float_round needs SSE4.1) ------------------------------
-  // Float values live as bit patterns in general registers (f32 zero-extended
-  // to 64 bits); each operation moves them through the float scratch
-  // registers, which nothing else holds, and writes the result back to `dst`.
-  // `f64` selects the double form.
-  void float_op(FloatOp op, bool f64, Reg dst, Reg src);  // dst = dst op src
-  void float_sqrt(bool f64, Reg dst);
-  void float_compare(FloatCond cond, bool f64, Reg a, Reg b);  // a = (a cond b) ? 1 : 0
-  void float_round(RoundMode mode, bool f64, Reg dst);  // only if can_round_floats()
   // roundss/roundsd are SSE4.1 (baseline x86-64 has only SSE2): without them
   // the compiler calls the rounding thunks.
   static bool can_round_floats();
-  // Sign-bit operations stay in the general register: they must keep a NaN's
-  // payload (and its signalling bit) exactly. float_copysign clobbers `src`.
-  void float_abs(bool f64, Reg dst);
-  void float_neg(bool f64, Reg dst);
-  void float_copysign(bool f64, Reg dst, Reg src);
-  void float_promote(Reg dst);  // f32 bits → f64 bits
-  void float_demote(Reg dst);   // f64 bits → f32 bits
-  // Signed integer (`wide`: i64, else i32) → float.
-  void float_convert_s(bool f64, bool wide, Reg dst);
-
-  // ---- comparisons and branches --------------------------------------------
-  // Compares set the flags the conditions read (a against b).
-  void compare(bool wide, Reg a, Reg b);
-  void compare_imm(bool wide, Reg a, int32_t imm);
-  void compare_mem64(Reg a, Reg base, int32_t disp);          // a against the word at [base + disp]
-  void compare_mem(bool wide, Reg a, Reg base, int32_t disp);  // 32- or 64-bit
-  void test_bits(bool wide, Reg a, Reg b);  // the flags of a & b: zero or not
-  void set_cond(Cond cond, Reg dst);  // dst = cond ? 1 : 0 (32-bit)
-  void set_zero(Reg dst, bool wide);  // dst = (flags from test_bits: zero) ? 1 : 0
-  void move_if(Cond cond, Reg dst, Reg src);  // 64-bit conditional move
-  void move_if_zero(Reg dst, Reg src);        // dst = src if test_bits gave zero
-  void jump(Label target);
-  void jump_if(Cond cond, Label target);
-  void jump_if_zero(Label target);     // after test_bits
-  void jump_if_nonzero(Label target);  // after test_bits
-  void jump_if_above(Label target);    // unsigned >, after a compare
-  void jump_if_below(Label target);    // unsigned <, after a compare
-  // Jump table: jumps to entries[index] (index < count, already clamped);
-  // clobbers kScratch and `index`.
-  void jump_table(Reg index, const Label* entries, uint32_t count);
-
-  // ---- calls, frames --------------------------------------------------------
-  void call_absolute(const void* fn);              // clobbers kScratch
-  void call_indirect_mem(Reg base, int32_t disp);  // calls the address at [base + disp]
-  void jump_indirect_mem(Reg base, int32_t disp);  // jumps to it (tail calls)
-  // Function entry and exit: saves (restores) Registers::kSaved, or
-  // kSavedWithoutMemory when the function does not use memory.
-  void enter_frame(bool uses_memory);
-  void leave_frame(bool uses_memory);
-  void return_to_caller();
-  void compare_stack_pointer(Reg base, int32_t disp);  // the stack pointer against [base + disp]
-  // Two machine words kept on the machine stack: push_words pushes the word
-  // at [base + first], then the one at [base + second]; pop_words takes them
-  // back, the second into [base + second], the first into `first`.
-  void push_words(Reg base, int32_t first, int32_t second);
-  void pop_words(Reg base, int32_t second, Reg first);
-  void store8_imm(Reg base, int32_t disp, uint8_t value);
-  void store32_imm(Reg base, int32_t disp, uint32_t value);
-  void load64_indexed(Reg dst, Reg base, Reg index);  // dst = the word at [base + index * 8]
-  void add32_imm(Reg dst, Reg src, int32_t imm);      // dst = low 32 bits of src + imm, zero-extended
-  void compare8_mem_imm(Reg base, int32_t disp, uint8_t value);  // the byte at [base + disp] against value
 
   // The inline fiber switch (jit/compile_fibers.cc): suspends this context in
   // the saved-context frame of fibers/arch/layout_x86_64_sysv.h with resume
@@ -178,7 +77,6 @@ class MacroAssembler {
   // which the branch predictor learns per switch site. Clobbers every
   // register but save_slot and dest_slot (which must not be rax, rcx, rdx or rsp).
   void switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered);
-  void add_mem32_imm(Reg base, int32_t disp, int32_t delta);  // the 32-bit word at [base + disp] += delta
 
   // ---- x86-64 only: the pieces of the operations above, and the underlying
   // assembler; the golden-encoding test (tests/jit/encoding_test.cc) checks

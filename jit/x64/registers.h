@@ -45,6 +45,9 @@ struct Registers {
   // leave rsp 16-byte aligned at calls.
   static constexpr Reg kSaved[] = {reg::rbx, reg::r12, reg::r13, reg::r14, reg::r15};
   static constexpr Reg kSavedWithoutMemory[] = {reg::rbx, reg::r12, reg::r15};
+  static constexpr bool is_callee_saved(Reg r) {
+    return r == reg::rbx || r == reg::rbp || r == reg::r12 || r == reg::r13 || r == reg::r14 || r == reg::r15;
+  }
 
   // ---- calls (SysV) -------------------------------------------------------------
   static constexpr Reg kArg[] = {reg::rdi, reg::rsi, reg::rdx, reg::rcx, reg::r8, reg::r9};
@@ -72,66 +75,15 @@ struct Registers {
   };
 };
 
-// ---- consistency -----------------------------------------------------------
-namespace detail {
-constexpr bool contains(const Reg* begin, const Reg* end, Reg r) {
-  for (const Reg* p = begin; p != end; ++p)
-    if (*p == r) return true;
-  return false;
-}
-template <size_t N>
-constexpr bool contains(const Reg (&list)[N], Reg r) {
-  return contains(list, list + N, r);
-}
-constexpr bool is_callee_saved(Reg r) {
-  return r == reg::rbx || r == reg::rbp || r == reg::r12 || r == reg::r13 || r == reg::r14 || r == reg::r15;
-}
-template <size_t N>
-constexpr bool distinct(const Reg (&list)[N]) {
-  for (size_t i = 0; i < N; ++i)
-    for (size_t j = i + 1; j < N; ++j)
-      if (list[i] == list[j]) return false;
-  return true;
-}
-}  // namespace detail
-
+// ---- consistency: the checks every backend passes are in jit/backend.h;
+// these are x86-64's own.
 using R = Registers;
-static_assert(R::kContext != R::kFrame && R::kMemoryBase != R::kMemorySize, "pinned roles are distinct");
-static_assert(detail::is_callee_saved(R::kContext) && detail::is_callee_saved(R::kFrame) &&
-                  detail::is_callee_saved(R::kMemoryBase) && detail::is_callee_saved(R::kMemorySize),
-              "pinned roles survive calls");
-static_assert(detail::contains(R::kSaved, R::kContext) && detail::contains(R::kSaved, R::kFrame) &&
-                  detail::contains(R::kSaved, R::kMemoryBase) && detail::contains(R::kSaved, R::kMemorySize) &&
-                  detail::contains(R::kSavedWithoutMemory, R::kContext) &&
-                  detail::contains(R::kSavedWithoutMemory, R::kFrame),
-              "a prologue saves every pinned register it writes");
 static_assert(std::size(R::kSaved) % 2 == 1 && std::size(R::kSavedWithoutMemory) % 2 == 1,
               "an odd number of pushes after the return address keeps calls 16-byte aligned");
-static_assert(detail::distinct(R::kAllocatable), "the cache hands out each register once");
-static_assert(!detail::contains(R::kAllocatable, R::kContext) && !detail::contains(R::kAllocatable, R::kFrame) &&
-                  !detail::contains(R::kAllocatable, R::kMemoryBase) &&
-                  !detail::contains(R::kAllocatable, R::kMemorySize) &&
-                  !detail::contains(R::kAllocatable, R::kScratch) && !detail::contains(R::kAllocatable, reg::rsp),
-              "pinned and scratch registers are never allocated");
-static_assert(std::size(R::kAllocatable) <= 32 && std::size(R::kFloatAllocatable) <= 32, "register masks are 32 bits");
-static_assert(detail::contains(R::kAllocatable, R::kReturn) && detail::contains(R::kAllocatable, R::kReturn2),
-              "a helper's result is pushed as an operand-stack register");
-constexpr bool saves_allocated_callee_saved(const Reg* saved_begin, const Reg* saved_end) {
-  for (Reg r : R::kAllocatable)
-    if (detail::is_callee_saved(r) && !detail::contains(saved_begin, saved_end, r)) return false;
-  return true;
-}
-static_assert(saves_allocated_callee_saved(std::begin(R::kSaved), std::end(R::kSaved)) &&
-                  saves_allocated_callee_saved(std::begin(R::kSavedWithoutMemory), std::end(R::kSavedWithoutMemory)),
-              "every callee-saved register the cache hands out is saved by the prologue");
-static_assert(R::kCallee != R::kTemp0 && R::kCallee != R::kArg[0] && R::kCallee != R::kArg[1],
-              "a tail call's argument moves and the entry arguments keep the callee");
-static_assert(R::kArg[3] != R::kScratch && R::kArg[4] != R::kScratch, "helper arguments survive call_absolute");
+static_assert(!reg_list::contains(R::kAllocatable, reg::rsp), "the stack pointer is never allocated");
 static_assert(R::FiberSwitch::kSave != reg::rax && R::FiberSwitch::kSave != reg::rcx &&
                   R::FiberSwitch::kSave != reg::rdx && R::FiberSwitch::kDest != reg::rax &&
                   R::FiberSwitch::kDest != reg::rcx && R::FiberSwitch::kDest != reg::rdx,
               "switch_fiber_stack reads its slot registers after clobbering rax, rcx, rdx");
-static_assert(R::FiberSwitch::kArrivedTag == R::kReturn2,
-              "an event arrives in the register weft_jit_fiber returns its tag in: one dispatch for both");
 
 }  // namespace weft::jit::x64

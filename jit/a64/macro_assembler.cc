@@ -1,0 +1,640 @@
+// AArch64 expansions of the macro-assembler operations (asmjit asmjit::a64::Assembler).
+#include "jit/a64/macro_assembler.h"
+
+#include "fibers/arch/layout_arm64_aapcs.h"
+
+#include <iterator>
+
+namespace weft::jit::a64 {
+
+namespace {
+using namespace asmjit;
+using asmjit::a64::CondCode;
+
+constexpr Reg kTmp = Registers::kAsmScratch;    // x17
+constexpr Reg kTmp2 = Registers::kAsmScratch2;  // x15
+constexpr FReg kF0 = Registers::kFloatScratch0, kF1 = Registers::kFloatScratch1;
+
+arm::GpX x(Reg r) { return arm::x(r); }
+arm::GpW w(Reg r) { return arm::w(r); }
+arm::Gp gp(Reg r, bool wide) { return wide ? arm::Gp(arm::x(r)) : arm::Gp(arm::w(r)); }
+arm::Vec fv(FReg f, bool f64) { return f64 ? arm::Vec(arm::d(f)) : arm::Vec(arm::s(f)); }
+
+CondCode cond_code(Cond c) {
+  switch (c) {
+    case Cond::Eq: return CondCode::kEQ;
+    case Cond::Ne: return CondCode::kNE;
+    case Cond::LtS: return CondCode::kLT;
+    case Cond::LtU: return CondCode::kLO;
+    case Cond::GtS: return CondCode::kGT;
+    case Cond::GtU: return CondCode::kHI;
+    case Cond::LeS: return CondCode::kLE;
+    case Cond::LeU: return CondCode::kLS;
+    case Cond::GeS: return CondCode::kGE;
+    case Cond::GeU: return CondCode::kHS;
+  }
+  return CondCode::kEQ;
+}
+}  // namespace
+
+MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) { asm_.setErrorHandler(&error_); }
+
+void MacroAssembler::bind(Label l) {
+  asm_.bind(labels_[l.id]);
+  state_[l.id] |= kBound;
+}
+
+void MacroAssembler::bind_unbound(uint32_t first) {
+  for (uint32_t id = first; id < labels_.size(); ++id)
+    if (!(state_[id] & kBound)) bind(Label{id});
+}
+
+// ---- operands ----------------------------------------------------------------
+
+asmjit::a64::Mem MacroAssembler::mem(Reg base, int32_t disp, uint32_t size, bool* unscaled) {
+  *unscaled = false;
+  if (disp >= 0 && disp % int32_t(size) == 0 && disp / int32_t(size) < 4096) return asmjit::a64::ptr(x(base), disp);
+  if (disp >= -256 && disp < 256) {
+    *unscaled = true;
+    return asmjit::a64::ptr(x(base), disp);
+  }
+  move_imm(kTmp2, uint64_t(int64_t(disp)));
+  asm_.add(x(kTmp2), x(base), x(kTmp2));
+  return asmjit::a64::ptr(x(kTmp2));
+}
+
+void MacroAssembler::load(Reg dst, Reg base, int32_t disp, uint32_t size, bool sign_extend_to_64) {
+  bool u = false;
+  const asmjit::a64::Mem m = mem(base, disp, size, &u);
+  switch (size) {
+    case 1:
+      if (sign_extend_to_64)
+        u ? asm_.ldursb(x(dst), m) : asm_.ldrsb(x(dst), m);
+      else
+        u ? asm_.ldurb(w(dst), m) : asm_.ldrb(w(dst), m);
+      break;
+    case 2:
+      if (sign_extend_to_64)
+        u ? asm_.ldursh(x(dst), m) : asm_.ldrsh(x(dst), m);
+      else
+        u ? asm_.ldurh(w(dst), m) : asm_.ldrh(w(dst), m);
+      break;
+    case 4:
+      if (sign_extend_to_64)
+        u ? asm_.ldursw(x(dst), m) : asm_.ldrsw(x(dst), m);
+      else
+        u ? asm_.ldur(w(dst), m) : asm_.ldr(w(dst), m);
+      break;
+    default: u ? asm_.ldur(x(dst), m) : asm_.ldr(x(dst), m); break;
+  }
+}
+
+void MacroAssembler::store(Reg base, int32_t disp, Reg src, uint32_t size) {
+  bool u = false;
+  const asmjit::a64::Mem m = mem(base, disp, size, &u);
+  switch (size) {
+    case 1: u ? asm_.sturb(w(src), m) : asm_.strb(w(src), m); break;
+    case 2: u ? asm_.sturh(w(src), m) : asm_.strh(w(src), m); break;
+    case 4: u ? asm_.stur(w(src), m) : asm_.str(w(src), m); break;
+    default: u ? asm_.stur(x(src), m) : asm_.str(x(src), m); break;
+  }
+}
+
+// dst = src + value: one add/sub with a 12-bit (optionally shifted) immediate
+// when it fits, else through kTmp (so src must not be kTmp then).
+void MacroAssembler::add_imm(bool wide, Reg dst, Reg src, int64_t value) {
+  const uint64_t magnitude = value < 0 ? uint64_t(-value) : uint64_t(value);
+  const arm::Gp d = gp(dst, wide), s = gp(src, wide);
+  if (magnitude < 4096) {
+    value < 0 ? asm_.sub(d, s, Imm(magnitude)) : asm_.add(d, s, Imm(magnitude));
+  } else if ((magnitude & 0xFFF) == 0 && magnitude < (uint64_t(1) << 24)) {
+    value < 0 ? asm_.sub(d, s, Imm(magnitude >> 12), Imm(12)) : asm_.add(d, s, Imm(magnitude >> 12), Imm(12));
+  } else {
+    move_imm(kTmp, uint64_t(value));
+    asm_.add(d, s, gp(kTmp, wide));
+  }
+}
+
+// ---- data movement -------------------------------------------------------------
+
+void MacroAssembler::move(Reg dst, Reg src) {
+  if (dst != src) asm_.mov(x(dst), x(src));
+}
+
+void MacroAssembler::move_imm(Reg dst, uint64_t value) {
+  // movz + movk per non-zero 16-bit chunk, or movn + movk per chunk that is
+  // not 0xFFFF when that takes fewer; a value below 2^32 uses the 32-bit form
+  // (zero-extending).
+  const bool wide = value > 0xFFFFFFFFu;
+  const int chunks = wide ? 4 : 2;
+  int zeros = 0, ones = 0;
+  for (int i = 0; i < chunks; ++i) {
+    const uint16_t c = uint16_t(value >> (16 * i));
+    zeros += c == 0;
+    ones += c == 0xFFFF;
+  }
+  const arm::Gp d = gp(dst, wide);
+  const bool inverted = ones > zeros;
+  bool first = true;
+  for (int i = 0; i < chunks; ++i) {
+    const uint16_t c = uint16_t(value >> (16 * i));
+    if (c == (inverted ? 0xFFFF : 0)) continue;
+    if (first) {
+      inverted ? asm_.movn(d, Imm(uint16_t(~c)), Imm(16 * i)) : asm_.movz(d, Imm(c), Imm(16 * i));
+      first = false;
+    } else {
+      asm_.movk(d, Imm(c), Imm(16 * i));
+    }
+  }
+  if (first) inverted ? asm_.movn(d, Imm(0)) : asm_.movz(d, Imm(0));  // all chunks 0 (or all 0xFFFF)
+}
+
+void MacroAssembler::load64(Reg dst, Reg base, int32_t disp) { load(dst, base, disp, 8, false); }
+void MacroAssembler::load32(Reg dst, Reg base, int32_t disp) { load(dst, base, disp, 4, false); }
+void MacroAssembler::store64(Reg base, int32_t disp, Reg src) { store(base, disp, src, 8); }
+void MacroAssembler::store32(Reg base, int32_t disp, Reg src) { store(base, disp, src, 4); }
+
+void MacroAssembler::store64_imm(Reg base, int32_t disp, int32_t value) {
+  if (value == 0) {
+    bool u = false;
+    const asmjit::a64::Mem m = mem(base, disp, 8, &u);
+    u ? asm_.stur(asmjit::a64::xzr, m) : asm_.str(asmjit::a64::xzr, m);
+    return;
+  }
+  move_imm(kTmp, uint64_t(int64_t(value)));
+  store(base, disp, kTmp, 8);
+}
+
+void MacroAssembler::zero_extend32(Reg dst, Reg src) { asm_.mov(w(dst), w(src)); }
+
+void MacroAssembler::sign_extend(Reg dst, Reg src, int from_bits, bool wide) {
+  switch (from_bits) {
+    case 8: asm_.sxtb(gp(dst, wide), w(src)); break;
+    case 16: asm_.sxth(gp(dst, wide), w(src)); break;
+    default: asm_.sxtw(x(dst), w(src)); break;
+  }
+}
+
+void MacroAssembler::zero_extend_narrow(Reg dst, Reg src, int from_bits) {
+  if (from_bits == 8)
+    asm_.uxtb(w(dst), w(src));
+  else
+    asm_.uxth(w(dst), w(src));
+}
+
+void MacroAssembler::address_of(Reg dst, Reg base, int32_t disp) { add_imm(true, dst, base, disp); }
+
+void MacroAssembler::address_of_index(Reg dst, Reg base, Reg index, int32_t disp) {
+  asm_.add(x(dst), x(base), x(index));
+  if (disp) add_imm(true, dst, dst, disp);
+}
+
+// [base + index + disp]: the register-offset form, with index + disp in kTmp2
+// when disp is not 0.
+void MacroAssembler::load_mem(MemWidth width, Reg dst, Reg base, Reg index, int32_t disp) {
+  uint32_t size = 8;
+  bool sign = false;
+  switch (width) {
+    case MemWidth::U8: size = 1; break;
+    case MemWidth::S8: size = 1; sign = true; break;
+    case MemWidth::U16: size = 2; break;
+    case MemWidth::S16: size = 2; sign = true; break;
+    case MemWidth::U32: size = 4; break;
+    case MemWidth::S32: size = 4; sign = true; break;
+    case MemWidth::U64: size = 8; break;
+  }
+  if (disp) add_imm(true, kTmp2, index, disp);
+  const asmjit::a64::Mem m = asmjit::a64::ptr(x(base), x(disp ? kTmp2 : index));
+  switch (size) {
+    case 1: sign ? asm_.ldrsb(x(dst), m) : asm_.ldrb(w(dst), m); break;
+    case 2: sign ? asm_.ldrsh(x(dst), m) : asm_.ldrh(w(dst), m); break;
+    case 4: sign ? asm_.ldrsw(x(dst), m) : asm_.ldr(w(dst), m); break;
+    default: asm_.ldr(x(dst), m); break;
+  }
+}
+
+void MacroAssembler::store_mem(MemWidth width, Reg base, Reg index, int32_t disp, Reg src) {
+  uint32_t size = 8;
+  switch (width) {
+    case MemWidth::U8: case MemWidth::S8: size = 1; break;
+    case MemWidth::U16: case MemWidth::S16: size = 2; break;
+    case MemWidth::U32: case MemWidth::S32: size = 4; break;
+    case MemWidth::U64: size = 8; break;
+  }
+  if (disp) add_imm(true, kTmp2, index, disp);
+  const asmjit::a64::Mem m = asmjit::a64::ptr(x(base), x(disp ? kTmp2 : index));
+  switch (size) {
+    case 1: asm_.strb(w(src), m); break;
+    case 2: asm_.strh(w(src), m); break;
+    case 4: asm_.str(w(src), m); break;
+    default: asm_.str(x(src), m); break;
+  }
+}
+
+// ---- integer arithmetic ----------------------------------------------------------
+
+void MacroAssembler::int_op(IntOp op, bool wide, Reg dst, Reg src) {
+  const arm::Gp d = gp(dst, wide), s = gp(src, wide);
+  switch (op) {
+    case IntOp::Add: asm_.add(d, d, s); break;
+    case IntOp::Sub: asm_.sub(d, d, s); break;
+    case IntOp::Mul: asm_.mul(d, d, s); break;
+    case IntOp::And: asm_.and_(d, d, s); break;
+    case IntOp::Or: asm_.orr(d, d, s); break;
+    case IntOp::Xor: asm_.eor(d, d, s); break;
+  }
+}
+
+void MacroAssembler::int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm) {
+  // The 64-bit form takes imm sign-extended, the 32-bit form its 32 bits.
+  const int64_t value = wide ? int64_t(imm) : int64_t(uint32_t(imm));
+  if (op == IntOp::Add || op == IntOp::Sub) {
+    const int64_t v = wide ? value : int64_t(imm);  // 32-bit: wraps the same either way
+    add_imm(wide, dst, dst, op == IntOp::Add ? v : -v);
+    return;
+  }
+  move_imm(kTmp, uint64_t(value));
+  int_op(op, wide, dst, kTmp);
+}
+
+void MacroAssembler::int_op_mem(IntOp op, bool wide, Reg dst, Reg base, int32_t disp) {
+  load(kTmp, base, disp, wide ? 8 : 4, false);
+  int_op(op, wide, dst, kTmp);
+}
+
+void MacroAssembler::shift(ShiftOp op, bool wide, Reg dst, Reg count) {
+  const arm::Gp d = gp(dst, wide), c = gp(count, wide);
+  switch (op) {
+    case ShiftOp::Shl: asm_.lsl(d, d, c); break;
+    case ShiftOp::ShrS: asm_.asr(d, d, c); break;
+    case ShiftOp::ShrU: asm_.lsr(d, d, c); break;
+    case ShiftOp::Rotr: asm_.ror(d, d, c); break;
+    case ShiftOp::Rotl:  // rotate right by -count (mod width)
+      asm_.neg(gp(kTmp, wide), c);
+      asm_.ror(d, d, gp(kTmp, wide));
+      break;
+  }
+}
+
+void MacroAssembler::shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count) {
+  const arm::Gp d = gp(dst, wide);
+  const uint32_t width = wide ? 64 : 32;
+  count &= width - 1;
+  switch (op) {
+    case ShiftOp::Shl: asm_.lsl(d, d, Imm(count)); break;
+    case ShiftOp::ShrS: asm_.asr(d, d, Imm(count)); break;
+    case ShiftOp::ShrU: asm_.lsr(d, d, Imm(count)); break;
+    case ShiftOp::Rotr: asm_.ror(d, d, Imm(count)); break;
+    case ShiftOp::Rotl: asm_.ror(d, d, Imm((width - count) & (width - 1))); break;
+  }
+}
+
+Reg MacroAssembler::divide(bool is_signed, bool wide, bool remainder, Reg dividend, Reg divisor, Label div_by_zero,
+                           Label overflow) {
+  const arm::Gp a = gp(dividend, wide), b = gp(divisor, wide), t = gp(kTmp, wide);
+  asm_.cbz(b, label(div_by_zero));
+  if (is_signed && !remainder) {
+    // INT_MIN / -1 overflows; sdiv would give INT_MIN. (INT_MIN rem -1 is 0,
+    // which sdiv + msub compute as they are.)
+    Label normal = new_label();
+    asm_.cmn(b, Imm(1));
+    asm_.b(CondCode::kNE, label(normal));
+    move_imm(kTmp, wide ? 0x8000000000000000ull : 0x80000000ull);
+    asm_.cmp(a, t);
+    asm_.b(CondCode::kEQ, label(overflow));
+    bind(normal);
+  }
+  if (!remainder) {
+    is_signed ? asm_.sdiv(a, a, b) : asm_.udiv(a, a, b);
+  } else {
+    is_signed ? asm_.sdiv(t, a, b) : asm_.udiv(t, a, b);
+    asm_.msub(a, t, b, a);  // a - (a / b) * b
+  }
+  return dividend;
+}
+
+// ---- floats in float registers ---------------------------------------------------
+
+void MacroAssembler::fp_from_gpr(FReg dst, Reg src) { asm_.fmov(arm::d(dst), x(src)); }
+void MacroAssembler::gpr_from_fp(Reg dst, FReg src) { asm_.fmov(x(dst), arm::d(src)); }
+
+void MacroAssembler::fp_load(FReg dst, Reg base, int32_t disp) {
+  bool u = false;
+  const asmjit::a64::Mem m = mem(base, disp, 8, &u);
+  if (u) {
+    add_imm(true, kTmp2, base, disp);
+    asm_.ldr(arm::d(dst), asmjit::a64::ptr(x(kTmp2)));
+  } else {
+    asm_.ldr(arm::d(dst), m);
+  }
+}
+
+void MacroAssembler::fp_store(Reg base, int32_t disp, FReg src) {
+  bool u = false;
+  const asmjit::a64::Mem m = mem(base, disp, 8, &u);
+  if (u) {
+    add_imm(true, kTmp2, base, disp);
+    asm_.str(arm::d(src), asmjit::a64::ptr(x(kTmp2)));
+  } else {
+    asm_.str(arm::d(src), m);
+  }
+}
+
+// An f32 operation writes the S register, which clears the rest of the
+// vector register: f32 values stay zero-extended in both register files.
+void MacroAssembler::fp_op(FloatOp op, bool f64, FReg dst, FReg src) {
+  const arm::Vec a = fv(dst, f64), b = fv(src, f64);
+  // Hardware IEEE results are Wasm's bit for bit except a NaN's payload,
+  // which AArch64 (default-NaN mode off, as Linux leaves FPCR) takes from a
+  // NaN operand, quietened: Wasm's arithmetic-NaN rule.
+  switch (op) {
+    case FloatOp::Add: asm_.fadd(a, a, b); break;
+    case FloatOp::Sub: asm_.fsub(a, a, b); break;
+    case FloatOp::Mul: asm_.fmul(a, a, b); break;
+    case FloatOp::Div: asm_.fdiv(a, a, b); break;
+  }
+}
+
+void MacroAssembler::fp_sqrt(bool f64, FReg dst) {
+  const arm::Vec a = fv(dst, f64);
+  asm_.fsqrt(a, a);
+}
+
+// ---- floats as bit patterns in general registers ------------------------------------
+
+namespace {
+// fmov between register files: the 32-bit form for f32 (the W write
+// zero-extends).
+void to_fp(asmjit::a64::Assembler& a, FReg f, Reg r, bool f64) {
+  f64 ? a.fmov(arm::d(f), arm::x(r)) : a.fmov(arm::s(f), arm::w(r));
+}
+void from_fp(asmjit::a64::Assembler& a, Reg r, FReg f, bool f64) {
+  f64 ? a.fmov(arm::x(r), arm::d(f)) : a.fmov(arm::w(r), arm::s(f));
+}
+}  // namespace
+
+void MacroAssembler::float_op(FloatOp op, bool f64, Reg dst, Reg src) {
+  to_fp(asm_, kF0, dst, f64);
+  to_fp(asm_, kF1, src, f64);
+  fp_op(op, f64, kF0, kF1);
+  from_fp(asm_, dst, kF0, f64);
+}
+
+void MacroAssembler::float_sqrt(bool f64, Reg dst) {
+  to_fp(asm_, kF0, dst, f64);
+  fp_sqrt(f64, kF0);
+  from_fp(asm_, dst, kF0, f64);
+}
+
+void MacroAssembler::float_compare(FloatCond cond, bool f64, Reg a, Reg b) {
+  to_fp(asm_, kF0, a, f64);
+  to_fp(asm_, kF1, b, f64);
+  asm_.fcmp(fv(kF0, f64), fv(kF1, f64));
+  // After fcmp, unordered sets C and V: MI (less), LS (less or equal), GT
+  // and GE are false on it, NE true — exactly Wasm's results.
+  CondCode cc = CondCode::kEQ;
+  switch (cond) {
+    case FloatCond::Eq: cc = CondCode::kEQ; break;
+    case FloatCond::Ne: cc = CondCode::kNE; break;
+    case FloatCond::Lt: cc = CondCode::kMI; break;
+    case FloatCond::Le: cc = CondCode::kLS; break;
+    case FloatCond::Gt: cc = CondCode::kGT; break;
+    case FloatCond::Ge: cc = CondCode::kGE; break;
+  }
+  asm_.cset(w(a), Imm(uint32_t(cc)));
+}
+
+void MacroAssembler::float_round(RoundMode mode, bool f64, Reg dst) {
+  to_fp(asm_, kF0, dst, f64);
+  const arm::Vec v = fv(kF0, f64);
+  // frint* quieten a signalling NaN, as Wasm requires.
+  switch (mode) {
+    case RoundMode::Nearest: asm_.frintn(v, v); break;
+    case RoundMode::Floor: asm_.frintm(v, v); break;
+    case RoundMode::Ceil: asm_.frintp(v, v); break;
+    case RoundMode::Trunc: asm_.frintz(v, v); break;
+  }
+  from_fp(asm_, dst, kF0, f64);
+}
+
+void MacroAssembler::float_abs(bool f64, Reg dst) {
+  if (f64)
+    asm_.and_(x(dst), x(dst), Imm(0x7FFFFFFFFFFFFFFFull));
+  else
+    asm_.and_(w(dst), w(dst), Imm(0x7FFFFFFFu));
+}
+
+void MacroAssembler::float_neg(bool f64, Reg dst) {
+  if (f64)
+    asm_.eor(x(dst), x(dst), Imm(0x8000000000000000ull));
+  else
+    asm_.eor(w(dst), w(dst), Imm(0x80000000u));
+}
+
+void MacroAssembler::float_copysign(bool f64, Reg dst, Reg src) {
+  if (f64) {
+    asm_.and_(x(dst), x(dst), Imm(0x7FFFFFFFFFFFFFFFull));
+    asm_.and_(x(src), x(src), Imm(0x8000000000000000ull));
+    asm_.orr(x(dst), x(dst), x(src));
+  } else {
+    asm_.and_(w(dst), w(dst), Imm(0x7FFFFFFFu));
+    asm_.and_(w(src), w(src), Imm(0x80000000u));
+    asm_.orr(w(dst), w(dst), w(src));
+  }
+}
+
+void MacroAssembler::float_promote(Reg dst) {
+  asm_.fmov(arm::s(kF0), w(dst));
+  asm_.fcvt(arm::d(kF0), arm::s(kF0));
+  asm_.fmov(x(dst), arm::d(kF0));
+}
+
+void MacroAssembler::float_demote(Reg dst) {
+  asm_.fmov(arm::d(kF0), x(dst));
+  asm_.fcvt(arm::s(kF0), arm::d(kF0));
+  asm_.fmov(w(dst), arm::s(kF0));
+}
+
+void MacroAssembler::float_convert_s(bool f64, bool wide, Reg dst) {
+  asm_.scvtf(fv(kF0, f64), gp(dst, wide));
+  from_fp(asm_, dst, kF0, f64);
+}
+
+// ---- comparisons and branches ----------------------------------------------------
+
+void MacroAssembler::compare(bool wide, Reg a, Reg b) { asm_.cmp(gp(a, wide), gp(b, wide)); }
+
+void MacroAssembler::compare_imm(bool wide, Reg a, int32_t imm) {
+  const arm::Gp r = gp(a, wide);
+  if (imm >= 0 && imm < 4096) {
+    asm_.cmp(r, Imm(imm));
+  } else if (imm < 0 && imm > -4096) {
+    asm_.cmn(r, Imm(-imm));
+  } else {
+    move_imm(kTmp, wide ? uint64_t(int64_t(imm)) : uint64_t(uint32_t(imm)));
+    asm_.cmp(r, gp(kTmp, wide));
+  }
+}
+
+void MacroAssembler::compare_mem64(Reg a, Reg base, int32_t disp) {
+  load(kTmp, base, disp, 8, false);
+  asm_.cmp(x(a), x(kTmp));
+}
+
+void MacroAssembler::compare_mem(bool wide, Reg a, Reg base, int32_t disp) {
+  load(kTmp, base, disp, wide ? 8 : 4, false);
+  asm_.cmp(gp(a, wide), gp(kTmp, wide));
+}
+
+void MacroAssembler::test_bits(bool wide, Reg a, Reg b) { asm_.tst(gp(a, wide), gp(b, wide)); }
+void MacroAssembler::set_cond(Cond cond, Reg dst) { asm_.cset(w(dst), Imm(uint32_t(cond_code(cond)))); }
+void MacroAssembler::set_zero(Reg dst, bool) { asm_.cset(w(dst), Imm(uint32_t(CondCode::kEQ))); }
+void MacroAssembler::move_if(Cond cond, Reg dst, Reg src) {
+  asm_.csel(x(dst), x(src), x(dst), Imm(uint32_t(cond_code(cond))));
+}
+void MacroAssembler::move_if_zero(Reg dst, Reg src) {
+  asm_.csel(x(dst), x(src), x(dst), Imm(uint32_t(CondCode::kEQ)));
+}
+void MacroAssembler::jump(Label target) { asm_.b(label(target)); }
+void MacroAssembler::jump_if(Cond cond, Label target) { asm_.b(cond_code(cond), label(target)); }
+void MacroAssembler::jump_if_zero(Label target) { asm_.b(CondCode::kEQ, label(target)); }
+void MacroAssembler::jump_if_nonzero(Label target) { asm_.b(CondCode::kNE, label(target)); }
+void MacroAssembler::jump_if_above(Label target) { asm_.b(CondCode::kHI, label(target)); }
+void MacroAssembler::jump_if_below(Label target) { asm_.b(CondCode::kLO, label(target)); }
+
+void MacroAssembler::jump_table(Reg index, const Label* entries, uint32_t count) {
+  // Entries are 32-bit offsets from the table start, as on x86-64.
+  asmjit::Label table = asm_.newLabel();
+  asm_.adr(x(kTmp), table);
+  asm_.ldrsw(x(index), asmjit::a64::ptr(x(kTmp), x(index), arm::lsl(2)));
+  asm_.add(x(kTmp), x(kTmp), x(index));
+  asm_.br(x(kTmp));
+  asm_.align(AlignMode::kData, 4);
+  asm_.bind(table);
+  for (uint32_t i = 0; i < count; ++i) asm_.embedLabelDelta(label(entries[i]), table, 4);
+}
+
+// ---- calls, frames -----------------------------------------------------------------
+
+void MacroAssembler::call_absolute(const void* fn) {
+  move_imm(kTmp, reinterpret_cast<uint64_t>(fn));
+  asm_.blr(x(kTmp));
+}
+
+void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) {
+  load(kTmp, base, disp, 8, false);
+  asm_.blr(x(kTmp));
+}
+
+void MacroAssembler::jump_indirect_mem(Reg base, int32_t disp) {
+  load(kTmp, base, disp, 8, false);
+  asm_.br(x(kTmp));
+}
+
+// The frame record (x29, x30) first, then the saved registers in pairs above
+// it; x29 points at the record, so debuggers and profilers can walk the stack.
+void MacroAssembler::enter_frame(bool uses_memory) {
+  const size_t saved = uses_memory ? std::size(Registers::kSaved) : std::size(Registers::kSavedWithoutMemory);
+  const Reg* regs = uses_memory ? Registers::kSaved : Registers::kSavedWithoutMemory;
+  const int32_t size = int32_t(16 + saved * 8);
+  asm_.stp(x(reg::fp), x(reg::lr), asmjit::a64::ptr_pre(asmjit::a64::sp, -size));
+  asm_.mov(x(reg::fp), asmjit::a64::sp);
+  for (size_t i = 0; i < saved; i += 2) asm_.stp(x(regs[i]), x(regs[i + 1]), asmjit::a64::ptr(asmjit::a64::sp, int32_t(16 + i * 8)));
+}
+
+void MacroAssembler::leave_frame(bool uses_memory) {
+  const size_t saved = uses_memory ? std::size(Registers::kSaved) : std::size(Registers::kSavedWithoutMemory);
+  const Reg* regs = uses_memory ? Registers::kSaved : Registers::kSavedWithoutMemory;
+  const int32_t size = int32_t(16 + saved * 8);
+  for (size_t i = 0; i < saved; i += 2) asm_.ldp(x(regs[i]), x(regs[i + 1]), asmjit::a64::ptr(asmjit::a64::sp, int32_t(16 + i * 8)));
+  asm_.ldp(x(reg::fp), x(reg::lr), asmjit::a64::ptr_post(asmjit::a64::sp, size));
+}
+
+void MacroAssembler::return_to_caller() { asm_.ret(x(reg::lr)); }
+
+void MacroAssembler::compare_stack_pointer(Reg base, int32_t disp) {
+  load(kTmp, base, disp, 8, false);
+  asm_.mov(x(kTmp2), asmjit::a64::sp);
+  asm_.cmp(x(kTmp2), x(kTmp));
+}
+
+// One 16-byte slot (the stack pointer stays aligned): `second` at the lower
+// address, as x86-64's two pushes leave it.
+void MacroAssembler::push_words(Reg base, int32_t first, int32_t second) {
+  load(kTmp, base, first, 8, false);
+  load(kTmp2, base, second, 8, false);
+  asm_.stp(x(kTmp2), x(kTmp), asmjit::a64::ptr_pre(asmjit::a64::sp, -16));
+}
+
+void MacroAssembler::pop_words(Reg base, int32_t second, Reg first) {
+  asm_.ldp(x(kTmp), x(first), asmjit::a64::ptr_post(asmjit::a64::sp, 16));
+  store(base, second, kTmp, 8);
+}
+
+void MacroAssembler::store8_imm(Reg base, int32_t disp, uint8_t value) {
+  move_imm(kTmp, value);
+  store(base, disp, kTmp, 1);
+}
+
+void MacroAssembler::store32_imm(Reg base, int32_t disp, uint32_t value) {
+  move_imm(kTmp, value);
+  store(base, disp, kTmp, 4);
+}
+
+void MacroAssembler::load64_indexed(Reg dst, Reg base, Reg index) {
+  asm_.ldr(x(dst), asmjit::a64::ptr(x(base), x(index), arm::lsl(3)));
+}
+
+void MacroAssembler::add32_imm(Reg dst, Reg src, int32_t imm) { add_imm(false, dst, src, imm); }
+
+void MacroAssembler::compare8_mem_imm(Reg base, int32_t disp, uint8_t value) {
+  load(kTmp, base, disp, 1, false);
+  asm_.cmp(w(kTmp), Imm(value));
+}
+
+// The value in kTmp, the delta (if it does not fit an add) in kTmp2: mem()
+// may use kTmp2 for the address before and after, never while it holds the delta.
+void MacroAssembler::add_mem32_imm(Reg base, int32_t disp, int32_t delta) {
+  load(kTmp, base, disp, 4, false);
+  if (delta > -4096 && delta < 4096) {
+    delta < 0 ? asm_.sub(w(kTmp), w(kTmp), Imm(-delta)) : asm_.add(w(kTmp), w(kTmp), Imm(delta));
+  } else {
+    move_imm(kTmp2, uint32_t(delta));
+    asm_.add(w(kTmp), w(kTmp), w(kTmp2));
+  }
+  store(base, disp, kTmp, 4);
+}
+
+void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered) {
+  static_assert(WEFT_FCTX_D8 == 0x00 && WEFT_FCTX_X19 == 0x40 && WEFT_FCTX_FP == 0x90 && WEFT_FCTX_LR == 0x98 &&
+                    WEFT_FCTX_FPCR == 0xa0 && WEFT_FCTX_OWNER == 0xa8 && WEFT_FCTX_SIZE == 0xb0,
+                "the frame below follows fibers/arch/layout_arm64_aapcs.h");
+  const auto sp = asmjit::a64::sp;
+  asm_.sub(sp, sp, Imm(WEFT_FCTX_SIZE));
+  for (int i = 0; i < 8; i += 2)
+    asm_.stp(arm::d(8 + i), arm::d(9 + i), asmjit::a64::ptr(sp, WEFT_FCTX_D8 + i * 8));
+  for (int i = 0; i < 10; i += 2)
+    asm_.stp(x(Reg(19 + i)), x(Reg(20 + i)), asmjit::a64::ptr(sp, WEFT_FCTX_X19 + i * 8));
+  asm_.adr(x(kTmp), label(resume));
+  asm_.stp(x(reg::fp), x(kTmp), asmjit::a64::ptr(sp, WEFT_FCTX_FP));  // LR slot = where this context resumes
+  // FPCR and owner: copied from the target's frame (see the header).
+  asm_.ldr(x(reg::x9), asmjit::a64::ptr(x(dest_slot)));
+  asm_.ldp(x(reg::x10), x(reg::x11), asmjit::a64::ptr(x(reg::x9), WEFT_FCTX_FPCR));
+  asm_.stp(x(reg::x10), x(reg::x11), asmjit::a64::ptr(sp, WEFT_FCTX_FPCR));
+  asm_.mov(x(kTmp), sp);
+  asm_.str(x(kTmp), asmjit::a64::ptr(x(save_slot)));
+  // The target: its frame, as fibers/arch's switch restores it.
+  asm_.mov(sp, x(reg::x9));
+  asm_.str(asmjit::a64::xzr, asmjit::a64::ptr(x(dest_slot)));
+  for (int i = 0; i < 8; i += 2)
+    asm_.ldp(arm::d(8 + i), arm::d(9 + i), asmjit::a64::ptr(sp, WEFT_FCTX_D8 + i * 8));
+  for (int i = 0; i < 10; i += 2)
+    asm_.ldp(x(Reg(19 + i)), x(Reg(20 + i)), asmjit::a64::ptr(sp, WEFT_FCTX_X19 + i * 8));
+  asm_.ldp(x(reg::fp), x(reg::lr), asmjit::a64::ptr(sp, WEFT_FCTX_FP));
+  asm_.add(sp, sp, Imm(WEFT_FCTX_SIZE));
+  move_imm(reg::x0, 0);
+  move_imm(reg::x1, delivered);
+  asm_.ret(x(reg::lr));
+}
+
+}  // namespace weft::jit::a64
