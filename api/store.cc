@@ -156,6 +156,14 @@ std::span<const uint8_t> Store::jit_code(Extern func) const {
   return {};
 }
 
+const char* Store::jit_machine() {
+#ifdef WEFT_HAVE_JIT
+  return jit::machine_name();
+#else
+  return "";
+#endif
+}
+
 Store::~Store() = default;
 
 Result<Instance> Store::instantiate(const WasmModule& module, const Linker& linker) {

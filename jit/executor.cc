@@ -18,6 +18,8 @@ namespace weft::jit {
 
 bool jit_supported() { return WEFT_JIT_BACKEND != 0; }
 
+const char* machine_name() { return MacroAssembler::kMachineName; }
+
 JitExecutor::JitExecutor(runtime::Store& store) : store_(store), interp_(store) {
   ctx_.stack = &store.stack();
   ctx_.fuel = &store.stack().fuel;

@@ -73,5 +73,7 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
 
 // Whether this build has a JIT backend for this machine (jit/backend.h).
 bool jit_supported();
+// The machine the JIT generates code for: "x86-64" or "aarch64".
+const char* machine_name();
 
 }  // namespace weft::jit

@@ -11,7 +11,7 @@ NATIVE_PACKAGES=(
   g++-aarch64-linux-gnu qemu-user
   nodejs python3 valgrind
 )
-ARM64_PACKAGES=(libgtest-dev:arm64 libasmjit-dev:arm64)
+ARM64_PACKAGES=(libgtest-dev:arm64 libasmjit-dev:arm64 libcapstone-dev:arm64)
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi

@@ -2,7 +2,8 @@
 // spectest module only) and prints every suspension point's event dispatch
 // table: its tags, table size, multiplier and probe count.
 // `weft inspect --disasm FUNC FILE` — instantiates it on the JIT tier and
-// prints the x86-64 code generated for the exported function FUNC (capstone).
+// prints the machine code generated for the exported function FUNC (capstone:
+// x86-64 or AArch64, whichever the JIT generates).
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -111,10 +112,13 @@ int inspect_disasm(const std::string& file, const std::string& func) {
     for (const std::string& reason : store.tier_stats().fallback_reasons) std::printf("  fallback: %s\n", reason.c_str());
     return kExitOk;
   }
-  std::printf("%s: %zu bytes of x86-64\n", func.c_str(), code.size());
+  const std::string machine = Store::jit_machine();
+  std::printf("%s: %zu bytes of %s\n", func.c_str(), code.size(), machine.c_str());
 #ifdef WEFT_HAVE_CAPSTONE
   csh handle;
-  if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) return usage_error("inspect: capstone failed to start");
+  const bool aarch64 = machine == "aarch64";
+  if (cs_open(aarch64 ? CS_ARCH_ARM64 : CS_ARCH_X86, aarch64 ? CS_MODE_ARM : CS_MODE_64, &handle) != CS_ERR_OK)
+    return usage_error("inspect: capstone failed to start");
   // br_table jump tables sit inline after their jump: bytes capstone cannot
   // decode are shown as data (.byte) and decoding goes on after them.
   cs_option(handle, CS_OPT_SKIPDATA, CS_OPT_ON);
@@ -149,7 +153,7 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("inspect", "Show internal tables or generated code of a module");
   cmd->add_flag("--dispatch", *dispatch, "Print every suspension point's perfect-hash event dispatch table");
   cmd->add_option("--disasm", *disasm,
-                  "Print the JIT's x86-64 code for the exported function FUNC (or #INDEX: any function by index)")
+                  "Print the JIT's machine code for the exported function FUNC (or #INDEX: any function by index)")
       ->type_name("FUNC");
   cmd->add_option("file", *file, "Module file (.wasm or .wat)")->required();
   cmd->callback([file, dispatch, disasm, &exit_code] {

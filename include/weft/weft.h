@@ -241,6 +241,9 @@ class Store {
   // The machine code the JIT generated for a Wasm function (empty if the
   // store does not use the JIT or the function fell back to the interpreter).
   std::span<const uint8_t> jit_code(Extern func) const;
+  // The machine that code is for ("x86-64", "aarch64"), or "" in a build
+  // without the JIT.
+  static const char* jit_machine();
 
   runtime::Store& raw() { return *store_; }
 

@@ -52,6 +52,7 @@ class MacroAssembler {
   static constexpr uint32_t kShiftClobbers = 0;
   static constexpr uint32_t kDivideClobbers = 0;
   static bool can_round_floats() { return true; }  // frintn/frintm/frintp/frintz are baseline
+  static constexpr const char* kMachineName = "aarch64";
 
   // The inline fiber switch (jit/compile_fibers.cc): suspends this context in
   // the saved-context frame of fibers/arch/layout_arm64_aapcs.h with resume

@@ -63,6 +63,7 @@ class MacroAssembler {
   // roundss/roundsd are SSE4.1 (baseline x86-64 has only SSE2): without them
   // the compiler calls the rounding thunks.
   static bool can_round_floats();
+  static constexpr const char* kMachineName = "x86-64";
 
   // The inline fiber switch (jit/compile_fibers.cc): suspends this context in
   // the saved-context frame of fibers/arch/layout_x86_64_sysv.h with resume
