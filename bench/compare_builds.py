@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Two weft builds side by side on the kernels of bench/run.py (JIT tier by
+default): one run of each build per round, rounds interleaved so the drift of
+a shared machine hits both alike; medians of CPU time. For "behaviour and
+speed unchanged" claims about a refactoring — build the old commit in a
+worktree and compare:
+
+    git worktree add ../weft-old COMMIT && cmake -S ../weft-old -B ../weft-old/build -G Ninja \\
+        -DCMAKE_BUILD_TYPE=Release && ninja -C ../weft-old/build weft
+    make bench-quick   # builds build-bench/bench-programs (the kernels' .wasm)
+    bench/compare_builds.py ../weft-old/build/tools/weft build/tools/weft
+
+Usage: bench/compare_builds.py OLD_WEFT NEW_WEFT [--tier jit|interp] [--runs N]
+       [--programs DIR (default build-bench/bench-programs/wasm)]
+Prints a Markdown table (times include start-up and compilation) and the
+geomean of new / old. Asserts nothing about time.
+"""
+import argparse
+import math
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run  # noqa: E402  (bench/run.py: KERNELS, run_with_rusage)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("old")
+    parser.add_argument("new")
+    parser.add_argument("--tier", default="jit", choices=("jit", "interp"))
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--programs", default=str(run.ROOT / "build-bench" / "bench-programs" / "wasm"))
+    args = parser.parse_args()
+    rows = []
+    for kernel in run.KERNELS:
+        module = Path(args.programs) / f"{kernel.name}.wasm"
+        if not module.exists():
+            print(f"compare_builds: {module} missing (run `make bench-quick` first)", file=sys.stderr)
+            return 2
+        times = {"old": [], "new": []}
+        outputs = {}
+        for _ in range(args.runs):
+            for which in ("old", "new"):
+                weft = getattr(args, which)
+                sample, out = run.run_with_rusage([weft, "run", f"--tier={args.tier}", str(module), kernel.full], 600)
+                times[which].append(sample.cpu)
+                outputs[which] = out
+        if outputs["old"] != outputs["new"]:
+            print(f"compare_builds: {kernel.name}: the builds print different results", file=sys.stderr)
+            return 1
+        rows.append((kernel.name, statistics.median(times["old"]), statistics.median(times["new"])))
+    print(f"| kernel ({args.tier}) | old (s CPU) | new (s CPU) | new / old |\n|---|---|---|---|")
+    for name, old, new in rows:
+        print(f"| {name} | {old:.3f} | {new:.3f} | {new / old:.3f} |")
+    geomean = math.exp(sum(math.log(new / old) for _, old, new in rows) / len(rows))
+    print(f"| **geomean** | | | **{geomean:.3f}** |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
