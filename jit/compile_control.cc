@@ -236,7 +236,9 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
         spill_all();
         masm_.test_bits(false, cond, cond);
         free_reg(cond);
-        open_if(f, Cond::Eq);  // jump to the false arm when zero
+        Label else_label = masm_.new_label();
+        masm_.jump_if_zero(else_label);  // the false arm when zero
+        open_if(f, else_label);
         return {};
       } else if (op == Opcode::Loop) {
         spill_all();
@@ -315,11 +317,9 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
   }
 }
 
-// After the condition's flags are set (the stack spilled): the jump to the
-// false arm, and the frame.
-void FunctionCompiler::open_if(ControlFrame f, Cond jump_to_else) {
-  f.else_label = masm_.new_label();
-  masm_.jump_if(jump_to_else, f.else_label);
+// After the jump to the false arm (the stack spilled): the frame.
+void FunctionCompiler::open_if(ControlFrame f, Label else_label) {
+  f.else_label = else_label;
   f.kind = ControlFrame::Kind::If;
   f.height = height() - f.params;
   f.target_slot = num_locals_ + f.height;
@@ -329,6 +329,8 @@ void FunctionCompiler::open_if(ControlFrame f, Cond jump_to_else) {
 
 Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   handled = false;
+  WEFT_TRY(compile_fused_float_compare(op, handled));
+  if (handled) return {};
   struct Compare {
     Cond cond;
     bool wide;
@@ -405,7 +407,9 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   if (imm.op == Opcode::If) {
     ControlFrame f;
     WEFT_TRY(block_signature(imm.block, f.params, f.results));
-    open_if(f, negate(c->cond));
+    Label else_label = masm_.new_label();
+    masm_.jump_if(negate(c->cond), else_label);
+    open_if(f, else_label);
     return {};
   }
   ControlFrame& target = control_[control_.size() - 1 - imm.index];
@@ -417,6 +421,60 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   } else {
     masm_.jump_if(c->cond, target.label);
   }
+  return {};
+}
+
+Result<void> FunctionCompiler::compile_fused_float_compare(Opcode op, bool& handled) {
+  handled = false;
+  FloatCond cond = FloatCond::Eq;
+  bool f64 = false;
+  switch (op) {
+    case Opcode::F32Eq: cond = FloatCond::Eq; break;
+    case Opcode::F32Ne: cond = FloatCond::Ne; break;
+    case Opcode::F32Lt: cond = FloatCond::Lt; break;
+    case Opcode::F32Gt: cond = FloatCond::Gt; break;
+    case Opcode::F32Le: cond = FloatCond::Le; break;
+    case Opcode::F32Ge: cond = FloatCond::Ge; break;
+    case Opcode::F64Eq: cond = FloatCond::Eq; f64 = true; break;
+    case Opcode::F64Ne: cond = FloatCond::Ne; f64 = true; break;
+    case Opcode::F64Lt: cond = FloatCond::Lt; f64 = true; break;
+    case Opcode::F64Gt: cond = FloatCond::Gt; f64 = true; break;
+    case Opcode::F64Le: cond = FloatCond::Le; f64 = true; break;
+    case Opcode::F64Ge: cond = FloatCond::Ge; f64 = true; break;
+    default: return {};
+  }
+  const std::optional<Opcode> next = reader_.peek_opcode();
+  if (next != Opcode::BrIf && next != Opcode::If) return {};
+  handled = true;
+  // Operands into float registers (a value computed in one stays there), the
+  // rest of the stack to its slots, then the compare and the jump.
+  FReg b = pop_to_fp();
+  FReg a = pop_to_fp();
+  spill_all();
+  instr_offset_ = reader_.pos();
+  Instruction imm;
+  WEFT_TRY(read_instruction(imm));
+  if (imm.op == Opcode::If) {
+    ControlFrame f;
+    WEFT_TRY(block_signature(imm.block, f.params, f.results));
+    Label else_label = masm_.new_label();
+    masm_.fp_branch(cond, f64, a, b, /*when_true=*/false, else_label);
+    free_fp(a);
+    free_fp(b);
+    open_if(f, else_label);
+    return {};
+  }
+  ControlFrame& target = control_[control_.size() - 1 - imm.index];
+  if (branch_needs_moves(target)) {
+    Label skip = masm_.new_label();
+    masm_.fp_branch(cond, f64, a, b, /*when_true=*/false, skip);
+    branch_to(target);
+    masm_.bind(skip);
+  } else {
+    masm_.fp_branch(cond, f64, a, b, /*when_true=*/true, target.label);
+  }
+  free_fp(a);
+  free_fp(b);
   return {};
 }
 

@@ -44,8 +44,20 @@ bool is_i32_signed_load(Opcode op) { return op == Opcode::I32Load8S || op == Opc
 Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   if (std::optional<Access> access = access_of(op)) {
+    // Floats load into a float register, and a float computed in one is
+    // stored from there: no trip through a general register.
+    const bool float_access = op == Opcode::F32Load || op == Opcode::F64Load || op == Opcode::F32Store ||
+                              op == Opcode::F64Store;
+    const bool f64 = op == Opcode::F64Load || op == Opcode::F64Store;
+    const bool fp_value = access->store ? float_access && stack_.back().loc == Loc::Float : float_access;
     Reg value = 0;
-    if (access->store) value = pop_to_reg();
+    FReg fp = 0;
+    if (access->store) {
+      if (fp_value)
+        fp = pop_to_fp();
+      else
+        value = pop_to_reg();
+    }
     Reg addr = pop_to_reg();
     masm_.zero_extend32(addr, addr);
     // ea = zext(addr) + offset; in bounds iff ea + bytes ≤ size (64-bit: no overflow).
@@ -59,10 +71,19 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
     masm_.address_of(kScratch, addr, disp + int32_t(access->bytes));
     masm_.compare(true, kScratch, Registers::kMemorySize);
     masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
-    if (access->store) {
+    if (access->store && fp_value) {
+      masm_.fp_store_mem(f64, Registers::kMemoryBase, addr, disp, fp);
+      free_reg(addr);
+      free_fp(fp);
+    } else if (access->store) {
       masm_.store_mem(access->width, Registers::kMemoryBase, addr, disp, value);
       free_reg(addr);
       free_reg(value);
+    } else if (fp_value) {
+      fp = alloc_fp();
+      masm_.fp_load_mem(f64, fp, Registers::kMemoryBase, addr, disp);
+      free_reg(addr);
+      push_fp(fp);
     } else {
       masm_.load_mem(access->width, addr, Registers::kMemoryBase, addr, disp);
       if (is_i32_signed_load(op)) masm_.zero_extend32(addr, addr);

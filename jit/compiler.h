@@ -159,7 +159,11 @@ class FunctionCompiler {
   // An integer compare (or eqz) directly followed by br_if or if becomes
   // one compare and a conditional jump; `handled` is false when `op` is not such a compare.
   Result<void> compile_fused_compare(Opcode op, bool& handled);
-  void open_if(ControlFrame f, Cond jump_to_else);
+  // Opens an `if` frame whose jump to `else_label` (the false arm) is emitted.
+  void open_if(ControlFrame f, Label else_label);
+  // An f32/f64 compare directly followed by br_if or if: the compare and the
+  // conditional jump in the float registers (compile_control.cc).
+  Result<void> compile_fused_float_compare(Opcode op, bool& handled);
   void prologue();
   void epilogue_and_stubs();
   void branch_to(ControlFrame& target);           // moves + jump (stack spilled)

@@ -355,6 +355,34 @@ void MacroAssembler::fp_op(FloatOp op, bool f64, FReg dst, FReg src) {
   }
 }
 
+void MacroAssembler::fp_load_mem(bool f64, FReg dst, Reg base, Reg index, int32_t disp) {
+  if (disp) add_imm(true, kTmp2, index, disp);
+  const asmjit::a64::Mem m = asmjit::a64::ptr(x(base), x(disp ? kTmp2 : index));
+  asm_.ldr(fv(dst, f64), m);  // an S load clears the rest of the register
+}
+
+void MacroAssembler::fp_store_mem(bool f64, Reg base, Reg index, int32_t disp, FReg src) {
+  if (disp) add_imm(true, kTmp2, index, disp);
+  const asmjit::a64::Mem m = asmjit::a64::ptr(x(base), x(disp ? kTmp2 : index));
+  asm_.str(fv(src, f64), m);
+}
+
+void MacroAssembler::fp_branch(FloatCond cond, bool f64, FReg a, FReg b, bool when_true, Label target) {
+  // After fcmp an unordered pair sets C and V (N and Z clear): MI, LS, GT and
+  // GE are false on it, and their negations PL, HI, LE and LT true.
+  asm_.fcmp(fv(a, f64), fv(b, f64));
+  CondCode cc = CondCode::kEQ;
+  switch (cond) {
+    case FloatCond::Eq: cc = when_true ? CondCode::kEQ : CondCode::kNE; break;
+    case FloatCond::Ne: cc = when_true ? CondCode::kNE : CondCode::kEQ; break;
+    case FloatCond::Lt: cc = when_true ? CondCode::kMI : CondCode::kPL; break;
+    case FloatCond::Le: cc = when_true ? CondCode::kLS : CondCode::kHI; break;
+    case FloatCond::Gt: cc = when_true ? CondCode::kGT : CondCode::kLE; break;
+    case FloatCond::Ge: cc = when_true ? CondCode::kGE : CondCode::kLT; break;
+  }
+  asm_.b(cc, label(target));
+}
+
 void MacroAssembler::fp_sqrt(bool f64, FReg dst) {
   const arm::Vec a = fv(dst, f64);
   asm_.fsqrt(a, a);

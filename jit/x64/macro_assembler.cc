@@ -404,6 +404,46 @@ void MacroAssembler::fp_op(FloatOp op, bool f64, FReg dst, FReg src) {
   }
 }
 
+void MacroAssembler::fp_load_mem(bool f64, FReg dst, Reg base, Reg index, int32_t disp) {
+  const x86::Mem m = x86::ptr(q(base), q(index), 0, disp);
+  f64 ? asm_.movsd(x86::xmm(dst), m) : asm_.movss(x86::xmm(dst), m);  // the load forms clear the upper bits
+}
+
+void MacroAssembler::fp_store_mem(bool f64, Reg base, Reg index, int32_t disp, FReg src) {
+  const x86::Mem m = x86::ptr(q(base), q(index), 0, disp);
+  f64 ? asm_.movsd(m, x86::xmm(src)) : asm_.movss(m, x86::xmm(src));
+}
+
+void MacroAssembler::fp_branch(FloatCond cond, bool f64, FReg a, FReg b, bool when_true, Label target) {
+  // ucomiss/ucomisd set ZF, PF and CF, all three on an unordered pair. a < b
+  // and a <= b compare b with a, so that every ordering test is "above (or
+  // equal)", which an unordered pair fails, and its negation "below (or
+  // equal)", which it passes. Equality needs the parity flag.
+  x86::Xmm x = x86::xmm(a), y = x86::xmm(b);
+  if (cond == FloatCond::Lt || cond == FloatCond::Le) std::swap(x, y);
+  f64 ? asm_.ucomisd(x, y) : asm_.ucomiss(x, y);
+  const int parity = int(CondCode::kParityEven), equal = int(CondCode::kEqual), not_equal = int(CondCode::kNotEqual);
+  switch (cond) {
+    case FloatCond::Eq: case FloatCond::Ne:
+      if ((cond == FloatCond::Eq) == when_true) {  // ordered and equal
+        Label skip = new_label();
+        branch(parity, skip);
+        branch(equal, target);
+        bind(skip);
+      } else {  // unordered or not equal
+        branch(parity, target);
+        branch(not_equal, target);
+      }
+      break;
+    case FloatCond::Gt: case FloatCond::Lt:
+      branch(int(when_true ? CondCode::kUnsignedGT : CondCode::kUnsignedLE), target);
+      break;
+    case FloatCond::Ge: case FloatCond::Le:
+      branch(int(when_true ? CondCode::kUnsignedGE : CondCode::kUnsignedLT), target);
+      break;
+  }
+}
+
 void MacroAssembler::fp_sqrt(bool f64, FReg dst) {
   const x86::Xmm a = x86::xmm(dst);
   f64 ? asm_.sqrtsd(a, a) : asm_.sqrtss(a, a);
