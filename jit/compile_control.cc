@@ -4,6 +4,7 @@
 // canonical slot, so each branch source spills, moves the branch's values to
 // the target's slots and jumps (docs/architecture.md, "The baseline JIT").
 #include <cstddef>
+#include <functional>
 #include <optional>
 
 #include "jit/compiler.h"
@@ -401,6 +402,13 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   free_reg(a);
   if (b_in_reg) free_reg(b);
 
+  const Cond cond = c->cond;
+  return branch_on_condition([&](bool when_true, Label to) { masm_.jump_if(when_true ? cond : negate(cond), to); });
+}
+
+// The br_if or if after a fused compare, given how to jump when the
+// condition is (or is not) true; the condition's registers are released.
+Result<void> FunctionCompiler::branch_on_condition(const std::function<void(bool when_true, Label to)>& jump) {
   instr_offset_ = reader_.pos();
   Instruction imm;
   WEFT_TRY(read_instruction(imm));
@@ -408,18 +416,18 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
     ControlFrame f;
     WEFT_TRY(block_signature(imm.block, f.params, f.results));
     Label else_label = masm_.new_label();
-    masm_.jump_if(negate(c->cond), else_label);
+    jump(false, else_label);
     open_if(f, else_label);
     return {};
   }
   ControlFrame& target = control_[control_.size() - 1 - imm.index];
   if (branch_needs_moves(target)) {
     Label skip = masm_.new_label();
-    masm_.jump_if(negate(c->cond), skip);
+    jump(false, skip);
     branch_to(target);
     masm_.bind(skip);
   } else {
-    masm_.jump_if(c->cond, target.label);
+    jump(true, target.label);
   }
   return {};
 }
@@ -451,31 +459,11 @@ Result<void> FunctionCompiler::compile_fused_float_compare(Opcode op, bool& hand
   FReg b = pop_to_fp();
   FReg a = pop_to_fp();
   spill_all();
-  instr_offset_ = reader_.pos();
-  Instruction imm;
-  WEFT_TRY(read_instruction(imm));
-  if (imm.op == Opcode::If) {
-    ControlFrame f;
-    WEFT_TRY(block_signature(imm.block, f.params, f.results));
-    Label else_label = masm_.new_label();
-    masm_.fp_branch(cond, f64, a, b, /*when_true=*/false, else_label);
-    free_fp(a);
-    free_fp(b);
-    open_if(f, else_label);
-    return {};
-  }
-  ControlFrame& target = control_[control_.size() - 1 - imm.index];
-  if (branch_needs_moves(target)) {
-    Label skip = masm_.new_label();
-    masm_.fp_branch(cond, f64, a, b, /*when_true=*/false, skip);
-    branch_to(target);
-    masm_.bind(skip);
-  } else {
-    masm_.fp_branch(cond, f64, a, b, /*when_true=*/true, target.label);
-  }
+  // Freed now: nothing allocates between here and the jump, which reads them.
   free_fp(a);
   free_fp(b);
-  return {};
+  return branch_on_condition(
+      [&](bool when_true, Label to) { masm_.fp_branch(cond, f64, a, b, when_true, to); });
 }
 
 }  // namespace weft::jit

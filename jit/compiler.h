@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -164,6 +165,7 @@ class FunctionCompiler {
   // An f32/f64 compare directly followed by br_if or if: the compare and the
   // conditional jump in the float registers (compile_control.cc).
   Result<void> compile_fused_float_compare(Opcode op, bool& handled);
+  Result<void> branch_on_condition(const std::function<void(bool when_true, Label to)>& jump);
   void prologue();
   void epilogue_and_stubs();
   void branch_to(ControlFrame& target);           // moves + jump (stack spilled)
