@@ -1,6 +1,7 @@
 // WasiContext: creation (stdio, preopens, argv/environ), the table of
 // wasi_snapshot_preview1 host functions, memory binding and proc_exit status.
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -168,6 +169,12 @@ Result<std::unique_ptr<WasiContext>> WasiContext::create(WasiOptions options) {
     entry.is_socket = ::fstat(stdio[fd], &st) == 0 && S_ISSOCK(st.st_mode);  // e.g. started by inetd
     state->fds.insert_at(fd, std::move(entry));
   }
+  // poll_oneoff's epoll set exists from the start: created lazily, it could
+  // fail with EMFILE in the very program that most needs to wait — one that
+  // accepted connections until it ran out of descriptors.
+  state->epoll = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
+  if (!state->epoll.valid())
+    return make_error(ErrorKind::Io, std::string("cannot create the epoll set for poll_oneoff: ") + std::strerror(errno));
   // wasmtime numbers the listening sockets first (fds 3, 4, …), then the
   // preopens: programs written for `wasmtime run --tcplisten` expect fd 3.
   for (const std::string& address : options.tcp_listen) {

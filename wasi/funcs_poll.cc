@@ -1,5 +1,5 @@
 // WASI poll_oneoff: waits for clock deadlines and descriptor readiness on one
-// epoll set that lives as long as the context. Each descriptor stays
+// epoll set that lives as long as the context (created with it). Each descriptor stays
 // registered between calls, armed one-shot (EPOLLONESHOT) for the events it was
 // last asked for, so a call with n subscriptions decodes n entries but makes
 // epoll_ctl calls only for descriptors whose interest changed or whose event
@@ -85,10 +85,6 @@ Errno WasiState::poll_oneoff(uint32_t in, uint32_t out, uint32_t nsubscriptions,
   const uint8_t* raw = mem.slice(in, uint64_t(nsubscriptions) * layout::subscription_size);
   uint8_t* events = mem.slice(out, uint64_t(nsubscriptions) * layout::event_size);
   if (raw == nullptr || events == nullptr || !mem.in_bounds(nevents_ptr, 4)) return Errno::fault;
-  if (!epoll.valid()) {
-    epoll = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
-    if (!epoll.valid()) return errno_from_host(errno);
-  }
   const uint64_t call = ++poll_calls;
 
   // Decode everything first: the guest may pass overlapping in/out buffers.

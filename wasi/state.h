@@ -34,7 +34,7 @@ struct WasiState {
 
   StringList args, env;
   FdTable fds;
-  // poll_oneoff's epoll set, created at the first call; declared after `fds`
+  // poll_oneoff's epoll set, created with the context; declared after `fds`
   // so that it is closed first and no registration outlives it.
   UniqueFd epoll;
   uint64_t poll_calls = 0;  // numbers the calls for PollRegistration::call

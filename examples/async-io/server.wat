@@ -134,6 +134,7 @@
   (data (i32.const 688) "server: no connection for the idle timeout, stopping")  ;; 52
   (data (i32.const 744) "server: fd 3 is not a socket; run: weft run --tcplisten HOST:PORT server.wat [MAX_CONNECTIONS [IDLE_TIMEOUT_MS]]")  ;; 112
   (data (i32.const 864) "server: arguments are numbers: [MAX_CONNECTIONS [IDLE_TIMEOUT_MS]]")  ;; 66
+  (data (i32.const 936) "server: poll_oneoff failed: ")                      ;; 28
   ;; WASI errno names in errno order, separated by spaces ($say_errno finds the n-th).
   (data (i32.const 1024)
     "success toobig acces addrinuse addrnotavail afnosupport again already badf badmsg busy "
@@ -428,7 +429,7 @@
   ;; Waits in poll_oneoff for every subscription and the clock, then queues the
   ;; tasks whose events came back, with the event's error (0 when ready).
   (func $poll
-    (local $timeout i64) (local $count i32) (local $event i32) (local $slot i32)
+    (local $timeout i64) (local $count i32) (local $event i32) (local $slot i32) (local $errno i32)
     ;; The clock: wake up for the next check of idle waits.
     (if (i64.gt_u (global.get $next_sweep) (global.get $now))
       (then (local.set $timeout (i64.sub (global.get $next_sweep) (global.get $now)))))
@@ -436,8 +437,14 @@
     (i64.store (global.get $subs_at) (global.get $CLOCK_USERDATA))
     (i32.store offset=16 (global.get $subs_at) (i32.const 1))  ;; monotonic
     (i64.store offset=24 (global.get $subs_at) (local.get $timeout))
-    (drop (call $poll_oneoff (global.get $subs_at) (global.get $events_at)
-                             (i32.add (global.get $waiting) (i32.const 1)) (i32.const 12)))
+    (local.set $errno (call $poll_oneoff (global.get $subs_at) (global.get $events_at)
+                                        (i32.add (global.get $waiting) (i32.const 1)) (i32.const 12)))
+    (if (local.get $errno)
+      (then  ;; nothing could ever be resumed again
+        (call $say (i32.const 936) (i32.const 28))
+        (call $say_errno (local.get $errno))
+        (call $say_line (i32.const 2))
+        (call $proc_exit (i32.const 1))))
     (global.set $now (call $clock_ns))
     (local.set $count (i32.load (i32.const 12)))
     (local.set $event (global.get $events_at))

@@ -63,17 +63,22 @@ def finish_server(server):
     return server.returncode, out.decode(), err.decode()
 
 
+def echo_on(sock, payload):
+    """Sends `payload` and reads until it is all back; raises if it differs or the stream ends."""
+    sock.sendall(payload)
+    got = b""
+    while len(got) < len(payload):
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise AssertionError(f"EOF after {len(got)} of {len(payload)} bytes")
+        got += chunk
+    if got != payload:
+        raise AssertionError("echo differs")
+
+
 def echo_once(port, payload, hold_seconds=0.0):
     with socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT) as s:
-        s.sendall(payload)
-        got = b""
-        while len(got) < len(payload):
-            chunk = s.recv(65536)
-            if not chunk:
-                raise AssertionError(f"EOF after {len(got)} of {len(payload)} bytes")
-            got += chunk
-        if got != payload:
-            raise AssertionError("echo differs")
+        echo_on(s, payload)
         time.sleep(hold_seconds)
 
 
@@ -90,16 +95,7 @@ def run_failures(args, check):
         def steady_echo():
             try:
                 while not steady_done.is_set():
-                    payload = f"steady {len(steady_rounds)} ".encode() * 100
-                    steady.sendall(payload)
-                    got = b""
-                    while len(got) < len(payload):
-                        chunk = steady.recv(65536)
-                        if not chunk:
-                            raise AssertionError(f"EOF after {len(got)} of {len(payload)} bytes")
-                        got += chunk
-                    if got != payload:
-                        raise AssertionError("echo differs")
+                    echo_on(steady, f"steady {len(steady_rounds)} ".encode() * 100)
                     steady_rounds.append(time.monotonic())
                     time.sleep(0.05)
             except Exception as e:  # noqa: BLE001 — reported below
