@@ -62,10 +62,14 @@ demo: build
 # runs native, weft, node (default, Liftoff, TurboFan), wasm-interp and Boost.Context
 # round-robin and prints one table with the P1-P8 lines. Fails only on a checksum
 # mismatch or a failed run. bench-quick: small sizes, one run each (~1 min, for CI).
+# Then the async-I/O load test: the fiber echo server holding 10,000 loopback
+# connections on each tier (bench/echo_load.py; fails if a byte is lost).
 bench: deps
 	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
 	cmake --build build-bench -j $(JOBS) --target weft fiber_switch compile_speed fiber_depth
 	python3 bench/run.py --build-dir build-bench --output build-bench/bench-results.md
+	for tier in interp jit; do python3 bench/echo_load.py --weft build-bench/tools/weft --tier $$tier \
+	  --server examples/async-io/server.wat --connections 10000 --messages 10 --timeout 600 || exit 1; done
 
 bench-quick: deps
 	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF

@@ -33,6 +33,7 @@ struct RunArgs {
   LimitArgs limits;
   std::vector<std::string> env;           // --env KEY=VALUE | KEY
   std::vector<std::string> dirs;          // --dir HOST[::GUEST]
+  std::vector<std::string> tcp_listen;    // --tcplisten HOST:PORT
   std::vector<std::string> preloads;      // --preload NAME=PATH
   std::vector<std::string> wasm_options;  // -W KEY[=VAL][,…]
   std::vector<std::string> wasi_options;  // -S KEY[=VAL][,…]
@@ -65,7 +66,8 @@ void set_env(std::vector<std::string>& env, const std::string& entry) {
 // The WASI view of the command line, as wasmtime builds it: argv[0] is FILE's
 // base name (or --argv0), then ARGS — also with --invoke; -S inherit-env
 // copies the host environment, then --env KEY=VALUE sets and --env KEY copies
-// the host's KEY (left unset when the host has none); --dir maps HOST to GUEST.
+// the host's KEY (left unset when the host has none); --tcplisten (then
+// -S tcplisten=) sockets come first from fd 3, then --dir maps HOST to GUEST.
 Result<wasi::WasiOptions> wasi_options(const RunArgs& a, const tools::WasiOptionSettings& wasi_settings) {
   wasi::WasiOptions options;
   options.args.push_back(a.argv0.empty() ? std::filesystem::path(a.file).filename().string() : a.argv0);
@@ -81,6 +83,8 @@ Result<wasi::WasiOptions> wasi_options(const RunArgs& a, const tools::WasiOption
       set_env(options.env, var + "=" + value);
     }
   }
+  options.tcp_listen = a.tcp_listen;
+  options.tcp_listen.insert(options.tcp_listen.end(), wasi_settings.tcp_listen.begin(), wasi_settings.tcp_listen.end());
   for (const std::string& dir : a.dirs) {
     size_t sep = dir.find("::");
     wasi::Preopen p;
@@ -189,6 +193,10 @@ int run_module(const RunArgs& a) {
   if (!options.ok()) return usage_error(options.error().message);
   Result<std::unique_ptr<wasi::WasiContext>> wasi = wasi::WasiContext::create(std::move(*options));
   if (!wasi.ok()) return usage_error(wasi.error().message);
+  // A port chosen by the kernel is otherwise unknowable for the clients.
+  for (const wasi::ListeningSocket& listener : (*wasi)->listeners())
+    if (listener.requested.ends_with(":0"))
+      std::fprintf(stderr, "weft: listening on %s (fd %u)\n", listener.bound.c_str(), listener.guest_fd);
 
   Config config = make_config(a.tier, *limits);
   if (!a.profile.empty()) {
@@ -321,6 +329,10 @@ outside fail with ENOTCAPABLE.
   --dir HOST::GUEST    preopen HOST as GUEST, e.g. --dir /tmp/out::/out
                        or --dir .::. so relative paths work as in a shell
   --env KEY=VALUE      set a variable; --env KEY copies the host's KEY
+  --tcplisten HOST:PORT
+                       a listening TCP socket as fd 3 (the next from 3 when
+                       repeated), before the --dir preopens; the program
+                       accepts with sock_accept and polls with poll_oneoff
   -S inherit-env       give the program the whole host environment
   -W fuel=N,max-memory-size=BYTES,max-wasm-stack=BYTES,simd=n, …
                        wasmtime's limits and features (-W help lists them)
@@ -349,6 +361,11 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--dir", args->dirs, "Preopen a host directory for WASI (repeatable)")
       ->type_name("HOST[::GUEST]")
       ->allow_extra_args(false);
+  cmd->add_option("--tcplisten", args->tcp_listen,
+                  "Listen on HOST:PORT and hand the socket to the program as fd 3, 4, … in order, before the --dir "
+                  "preopens (as wasmtime); port 0 picks a free port and prints it (repeatable)")
+      ->type_name("HOST:PORT")
+      ->allow_extra_args(false);
   cmd->add_option("--argv0", args->argv0, "The program's argv[0] (default: FILE's base name)")->type_name("NAME");
   cmd->add_option("--timeout", args->timeout,
                   "Stop the program after DURATION (500ms, 10s, 1m; a bare number is seconds): it traps "
@@ -367,7 +384,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
                   "stack-switching (-W help describes them)")
       ->type_name("KEY[=VAL][,…]")
       ->allow_extra_args(false);
-  cmd->add_option("-S,--wasi", args->wasi_options, "wasmtime's WASI options: inherit-env (-S help lists them)")
+  cmd->add_option("-S,--wasi", args->wasi_options,
+                  "wasmtime's WASI options: inherit-env, tcplisten (-S help lists them)")
       ->type_name("KEY[=VAL][,…]")
       ->allow_extra_args(false);
   cmd->add_flag("-v,--tier-stats", args->tier_stats,

@@ -120,12 +120,15 @@ const OptionKey<WasmOptionSettings> kWasmKeys[] = {
      }},
 };
 
-// Sockets: weft's WASI has none (the socket functions return ENOSYS), so
-// turning them off is what weft does anyway and turning them on is refused.
-Result<void> no_sockets_yet(std::string_view key, OptionValue value, WasiOptionSettings&) {
+// Sockets the program creates itself (preview2's wasi:sockets, which these
+// keys govern in wasmtime) do not exist in preview1; weft's WASI offers only
+// sockets handed in with tcplisten. Turning them off is what weft does anyway.
+Result<void> no_socket_creation(std::string_view key, OptionValue value, WasiOptionSettings&) {
   WEFT_TRY_ASSIGN(const bool on, parse_bool(key, value));
   if (!on) return {};
-  return not_supported_yet('S', key, "weft's WASI has no sockets (sock_* return ENOSYS)");
+  return not_supported_yet('S', key,
+                           "weft's WASI is preview1, where a program cannot create sockets; hand it listening "
+                           "sockets with tcplisten=HOST:PORT");
 }
 
 const OptionKey<WasiOptionSettings> kWasiKeys[] = {
@@ -135,13 +138,21 @@ const OptionKey<WasiOptionSettings> kWasiKeys[] = {
        s.inherit_env = on;
        return {};
      }},
-    {"inherit-network", "[=y|n]", "not supported yet (no sockets); =n is accepted", no_sockets_yet},
-    {"allow-ip-name-lookup", "[=y|n]", "not supported yet (no sockets); =n is accepted", no_sockets_yet},
-    {"tcp", "[=y|n]", "not supported yet (no sockets); =n is accepted", no_sockets_yet},
-    {"udp", "[=y|n]", "not supported yet (no sockets); =n is accepted", no_sockets_yet},
-    {"tcplisten", "=ADDR", "not supported yet (no sockets)",
-     [](std::string_view key, OptionValue, WasiOptionSettings&) -> Result<void> {
-       return not_supported_yet('S', key, "weft's WASI has no sockets (sock_* return ENOSYS)");
+    {"inherit-network", "[=y|n]", "not supported yet (preview1 programs cannot create sockets); =n is accepted",
+     no_socket_creation},
+    {"allow-ip-name-lookup", "[=y|n]", "not supported yet (preview1 has no name lookup); =n is accepted",
+     no_socket_creation},
+    {"tcp", "[=y|n]", "not supported yet (preview1 programs cannot create sockets); =n is accepted",
+     no_socket_creation},
+    {"udp", "[=y|n]", "not supported yet (preview1 programs cannot create sockets); =n is accepted",
+     no_socket_creation},
+    {"tcplisten", "=HOST:PORT",
+     "listen on HOST:PORT and hand the socket to the program as the next fd from 3 (before the --dir "
+     "preopens), as --tcplisten; repeatable",
+     [](std::string_view key, OptionValue value, WasiOptionSettings& s) -> Result<void> {
+       if (!value || value->empty()) return usage(key_value_error(key, "needs an address, e.g. tcplisten=127.0.0.1:8080"));
+       s.tcp_listen.emplace_back(*value);
+       return {};
      }},
 };
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "weft/weft.h"  // Result
 
@@ -33,6 +34,7 @@ Result<std::chrono::milliseconds> parse_duration(std::string_view text);
 // What `-S` set.
 struct WasiOptionSettings {
   bool inherit_env = false;
+  std::vector<std::string> tcp_listen;  // tcplisten=HOST:PORT, as --tcplisten
 };
 
 // Applies one `-W` / `-S` value (a comma-separated list). Errors are

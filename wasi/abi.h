@@ -71,6 +71,19 @@ namespace eventrwflags {
 constexpr uint16_t hangup = 1;
 }  // namespace eventrwflags
 
+// sock_recv's ri_flags and ro_flags, sock_shutdown's how.
+namespace riflags {
+constexpr uint16_t recv_peek = 1, recv_waitall = 2;
+constexpr uint16_t all = recv_peek | recv_waitall;
+}  // namespace riflags
+namespace roflags {
+constexpr uint16_t recv_data_truncated = 1;
+}  // namespace roflags
+namespace sdflags {
+constexpr uint8_t rd = 1, wr = 2;
+constexpr uint8_t all = rd | wr;
+}  // namespace sdflags
+
 namespace rights {
 constexpr uint64_t fd_datasync = 1ull << 0, fd_read = 1ull << 1, fd_seek = 1ull << 2,
                    fd_fdstat_set_flags = 1ull << 3, fd_sync = 1ull << 4, fd_tell = 1ull << 5,
@@ -97,6 +110,14 @@ constexpr uint64_t directory = fd_fdstat_set_flags | fd_sync | fd_advise | path_
                                path_filestat_get | path_filestat_set_size | path_filestat_set_times |
                                fd_filestat_get | fd_filestat_set_times | path_symlink |
                                path_remove_directory | path_unlink_file;
+// What a connected stream socket can be asked to do (sockets cannot seek,
+// sync or be stat'ed by path).
+constexpr uint64_t socket_stream = fd_read | fd_write | fd_fdstat_set_flags | fd_filestat_get |
+                                   poll_fd_readwrite | sock_shutdown;
+// What a listening socket can be asked to do: accept, and be polled for
+// readability (a pending connection) or have its blocking mode changed.
+constexpr uint64_t socket_listener = fd_fdstat_set_flags | fd_filestat_get | poll_fd_readwrite |
+                                     sock_accept | sock_shutdown;
 // Rights that make path_open ask the host for a readable / writable descriptor.
 constexpr uint64_t wants_read = fd_read | fd_readdir;
 constexpr uint64_t wants_write = fd_datasync | fd_write | fd_allocate | fd_filestat_set_size;

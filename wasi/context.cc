@@ -1,6 +1,8 @@
 // WasiContext: creation (stdio, preopens, argv/environ), the table of
 // wasi_snapshot_preview1 host functions, memory binding and proc_exit status.
 #include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -163,7 +165,29 @@ Result<std::unique_ptr<WasiContext>> WasiContext::create(WasiOptions options) {
   for (uint32_t fd = 0; fd < 3; ++fd) {
     FdEntry entry;
     entry.host_fd = stdio[fd];
+    struct stat st;
+    entry.is_socket = ::fstat(stdio[fd], &st) == 0 && S_ISSOCK(st.st_mode);  // e.g. started by inetd
     state->fds.insert_at(fd, std::move(entry));
+  }
+  // poll_oneoff's epoll set exists from the start: created lazily, it could
+  // fail with EMFILE in the very program that most needs to wait — one that
+  // accepted connections until it ran out of descriptors.
+  state->epoll = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
+  if (!state->epoll.valid())
+    return make_error(ErrorKind::Io, std::string("cannot create the epoll set for poll_oneoff: ") + std::strerror(errno));
+  // wasmtime numbers the listening sockets first (fds 3, 4, …), then the
+  // preopens: programs written for `wasmtime run --tcplisten` expect fd 3.
+  for (const std::string& address : options.tcp_listen) {
+    FdEntry entry;
+    WEFT_TRY_ASSIGN(ListeningSocket listener, open_tcp_listener(address, entry.owned));
+    entry.host_fd = entry.owned.get();
+    entry.is_socket = true;
+    entry.rights_base = rights::socket_listener;
+    entry.rights_inheriting = rights::socket_stream;
+    std::optional<uint32_t> fd = state->fds.insert(std::move(entry));
+    if (!fd) return make_error(ErrorKind::Limit, "too many listening sockets");
+    listener.guest_fd = *fd;
+    state->listeners.push_back(std::move(listener));
   }
   for (const Preopen& p : options.preopens) {
     int fd = ::open(p.host_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -203,6 +227,8 @@ std::optional<uint32_t> WasiContext::exit_status(const Error& error) const {
   if (!state_->exit_code || error.message != kExitTrapMessage) return std::nullopt;
   return state_->exit_code;
 }
+
+const std::vector<ListeningSocket>& WasiContext::listeners() const { return state_->listeners; }
 
 bool WasiContext::defines(std::string_view name) {
   for (const FunctionDef& def : kFunctions)

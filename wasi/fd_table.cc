@@ -1,6 +1,7 @@
 // The guest's file descriptor table.
 #include "wasi/fd_table.h"
 
+#include <sys/epoll.h>
 #include <unistd.h>
 
 namespace weft::wasi {
@@ -26,15 +27,24 @@ void FdTable::insert_at(uint32_t fd, FdEntry entry) {
   slots_[fd] = std::make_unique<FdEntry>(std::move(entry));
 }
 
+void FdTable::release(std::unique_ptr<FdEntry>& slot) {
+  if (slot->poll.epoll_fd >= 0 && !slot->owned.valid())
+    ::epoll_ctl(slot->poll.epoll_fd, EPOLL_CTL_DEL, slot->host_fd, nullptr);
+  slot.reset();
+}
+
 Errno FdTable::close(uint32_t fd) {
   if (!get(fd)) return Errno::badf;
-  slots_[fd].reset();
+  release(slots_[fd]);
   return Errno::success;
 }
 
 Errno FdTable::renumber(uint32_t from, uint32_t to) {
   if (!get(from) || !get(to)) return Errno::badf;
-  if (from != to) slots_[to] = std::move(slots_[from]);
+  if (from != to) {
+    release(slots_[to]);
+    slots_[to] = std::move(slots_[from]);
+  }
   return Errno::success;
 }
 

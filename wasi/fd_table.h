@@ -1,6 +1,7 @@
 // The guest's file descriptor table: guest fd numbers → host descriptors, with
-// their WASI rights, preopen names and fd_readdir snapshots. Guest fds 0-2 are
-// the host's stdio (borrowed, never closed); preopens follow from 3.
+// their WASI rights, preopen names, fd_readdir snapshots and poll_oneoff
+// registrations. Guest fds 0-2 are the host's stdio (borrowed, never closed);
+// listening sockets (--tcplisten) follow from 3, then the preopens.
 #pragma once
 
 #include <cstdint>
@@ -51,14 +52,28 @@ struct DirSnapshot {
   std::vector<Entry> entries;
 };
 
+// poll_oneoff's bookkeeping for one descriptor (wasi/funcs_poll.cc). A
+// descriptor stays registered in the context's epoll set between calls, armed
+// one-shot for the events last asked for, so a call costs an epoll_ctl only for
+// descriptors whose interest changed or whose last event was delivered.
+struct PollRegistration {
+  int epoll_fd = -1;    // the epoll set the host fd is registered in, or -1
+  uint32_t armed = 0;   // epoll events armed; 0 once an event was delivered (EPOLLONESHOT)
+  uint64_t call = 0;    // the poll_oneoff call that last subscribed this fd
+  uint32_t wanted = 0;  // the events that call asked for
+  int32_t first_subscription = -1;  // that call's subscriptions on this fd, chained
+};
+
 struct FdEntry {
   int host_fd = -1;
+  bool is_socket = false;  // sock_* functions accept only sockets (ENOTSOCK otherwise)
   UniqueFd owned;  // empty for borrowed descriptors (stdio)
   // Rights the guest may still use; fd_fdstat_set_rights can only drop bits.
   uint64_t rights_base = rights::all;
   uint64_t rights_inheriting = rights::all;
   std::optional<std::string> preopen;  // guest path, for preopened directories
   std::unique_ptr<DirSnapshot> dir_snapshot;
+  PollRegistration poll;
 };
 
 class FdTable {
@@ -76,6 +91,11 @@ class FdTable {
   Errno renumber(uint32_t from, uint32_t to);
 
  private:
+  // Destroys the entry in `slot`, first taking a borrowed host fd out of the
+  // epoll set: an owned fd leaves the set when it is closed, a borrowed one
+  // would stay registered with a pointer to the destroyed entry.
+  void release(std::unique_ptr<FdEntry>& slot);
+
   std::vector<std::unique_ptr<FdEntry>> slots_;
 };
 

@@ -105,11 +105,4 @@ Result<void> WasiState::proc_exit(uint32_t code) {
   return make_error(ErrorKind::Trap, kExitTrapMessage);
 }
 
-// Sockets exist in preview1 only as preopened listeners handed in by the host;
-// weft's CLI hands in none, so every socket operation is unsupported.
-Errno WasiState::sock_accept(uint32_t, uint32_t, uint32_t) { return Errno::nosys; }
-Errno WasiState::sock_recv(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) { return Errno::nosys; }
-Errno WasiState::sock_send(uint32_t, uint32_t, uint32_t, uint32_t, uint32_t) { return Errno::nosys; }
-Errno WasiState::sock_shutdown(uint32_t, uint32_t) { return Errno::nosys; }
-
 }  // namespace weft::wasi

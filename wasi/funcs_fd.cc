@@ -2,48 +2,20 @@
 // status, flags and rights, preopen queries, directory listing, renumbering.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
 
+#include "wasi/iovecs.h"
 #include "wasi/state.h"
 
 namespace weft::wasi {
 
 namespace {
-
-// One host iovec per guest iovec, built on the stack. A guest passing more
-// gets a short read/write (which POSIX callers already handle) instead of
-// making every call allocate.
-constexpr uint32_t kMaxIovs = 64;
-
-// Translates the guest's iovec array into host iovecs pointing into guest memory.
-Errno gather_iovs(const GuestMemory& mem, uint32_t iovs, uint32_t iovs_len, iovec* out, int& count) {
-  // The whole array must be guest memory, even the part beyond kMaxIovs.
-  const uint8_t* raw = mem.slice(iovs, uint64_t(iovs_len) * layout::iovec_size);
-  if (raw == nullptr) return Errno::fault;
-  uint32_t n = iovs_len < kMaxIovs ? iovs_len : kMaxIovs;
-  for (uint32_t i = 0; i < n; ++i) {
-    uint32_t buf = get_field<uint32_t>(raw, i * 8), len = get_field<uint32_t>(raw, i * 8 + 4);
-    uint8_t* p = mem.slice(buf, len);
-    if (p == nullptr) return Errno::fault;
-    out[i] = iovec{p, len};
-  }
-  count = int(n);
-  return Errno::success;
-}
-
-template <class F>
-ssize_t retry_eintr(F op) {
-  ssize_t r;
-  do r = op();
-  while (r < 0 && errno == EINTR);
-  return r;
-}
 
 // The rights a descriptor can have given what it is and how the host opened it.
 void natural_rights(int host_fd, const struct stat& st, uint64_t& base, uint64_t& inheriting) {
@@ -51,6 +23,13 @@ void natural_rights(int host_fd, const struct stat& st, uint64_t& base, uint64_t
   if (S_ISDIR(st.st_mode)) {
     base = rights::directory;
     inheriting = rights::directory | rights::file;
+    return;
+  }
+  if (S_ISSOCK(st.st_mode)) {
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    const bool is_listener = ::getsockopt(host_fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening;
+    base = is_listener ? rights::socket_listener : rights::socket_stream;
     return;
   }
   base = rights::file;
@@ -184,7 +163,10 @@ Errno WasiState::fd_write(uint32_t fd, uint32_t iovs, uint32_t iovs_len, uint32_
   iovec host[kMaxIovs];
   int count = 0;
   if (Errno err = gather_iovs(mem, iovs, iovs_len, host, count); err != Errno::success) return err;
-  ssize_t n = retry_eintr([&] { return ::writev(e->host_fd, host, count); });
+  // A socket is written with MSG_NOSIGNAL: a peer that went away must be
+  // EPIPE for the guest, not a SIGPIPE that kills the embedder.
+  ssize_t n = e->is_socket ? send_to_socket(e->host_fd, host, count, 0)
+                           : retry_eintr([&] { return ::writev(e->host_fd, host, count); });
   if (n < 0) return errno_from_host(errno);
   (void)mem.store<uint32_t>(nwritten_ptr, uint32_t(n));
   return Errno::success;

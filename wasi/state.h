@@ -6,6 +6,7 @@
 #pragma once
 
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include <cstdint>
@@ -33,6 +34,11 @@ struct WasiState {
 
   StringList args, env;
   FdTable fds;
+  // poll_oneoff's epoll set, created with the context; declared after `fds`
+  // so that it is closed first and no registration outlives it.
+  UniqueFd epoll;
+  uint64_t poll_calls = 0;  // numbers the calls for PollRegistration::call
+  std::vector<ListeningSocket> listeners;  // what --tcplisten opened, in fd order
   Store* store = nullptr;
   std::optional<Extern> memory_export;
   GuestMemory mem;  // refreshed at every call (memory.grow moves the end)
@@ -53,7 +59,7 @@ struct WasiState {
   Errno proc_raise(uint32_t signal);
   Result<void> proc_exit(uint32_t code);
 
-  // ---- sockets: not provided (funcs_env.cc) ---------------------------------
+  // ---- sockets (funcs_sock.cc) ----------------------------------------------
   Errno sock_accept(uint32_t fd, uint32_t flags, uint32_t fd_ptr);
   Errno sock_recv(uint32_t fd, uint32_t ri_data, uint32_t ri_data_len, uint32_t ri_flags, uint32_t ro_datalen_ptr,
                   uint32_t ro_flags_ptr);
@@ -111,6 +117,12 @@ struct WasiState {
   Errno lookup_dir(uint32_t fd, uint64_t needed, uint32_t path, uint32_t path_len, FdEntry*& entry,
                    std::string_view& path_text);
 };
+
+// Opens a listening TCP socket on "HOST:PORT" ("[v6]:PORT" too; port 0 picks
+// a free port), as wasmtime's --tcplisten: SO_REUSEADDR, backlog SOMAXCONN.
+Result<ListeningSocket> open_tcp_listener(const std::string& address, UniqueFd& socket);
+// sendmsg of host iovecs with MSG_NOSIGNAL (EPIPE instead of SIGPIPE), retried on EINTR.
+ssize_t send_to_socket(int host_fd, iovec* iov, int count, int flags);
 
 // The WASI file type of a host st_mode.
 Filetype filetype_from_mode(uint32_t mode);

@@ -29,10 +29,20 @@ struct Preopen {
   std::string guest_path;
 };
 
+// A listening TCP socket handed to the guest (wasmtime's --tcplisten).
+struct ListeningSocket {
+  uint32_t guest_fd = 0;
+  std::string requested;  // the address as given, e.g. "127.0.0.1:0"
+  std::string bound;      // the address the socket is bound to, e.g. "127.0.0.1:41234"
+};
+
 struct WasiOptions {
   std::vector<std::string> args;  // argv, including argv[0]
   std::vector<std::string> env;   // "KEY=VALUE" entries
-  std::vector<Preopen> preopens;  // guest fds 3, 4, … in this order
+  // "HOST:PORT" addresses to listen on; as in wasmtime, the sockets are guest
+  // fds 3, 4, … in this order, before the preopened directories.
+  std::vector<std::string> tcp_listen;
+  std::vector<Preopen> preopens;  // guest fds after the listening sockets, in this order
   // Host descriptors behind guest fds 0-2; borrowed, never closed.
   int stdin_fd = 0, stdout_fd = 1, stderr_fd = 2;
 };
@@ -41,7 +51,8 @@ struct WasiState;
 
 class WasiContext {
  public:
-  // Opens every preopened directory; fails (Io) naming the first that cannot be opened.
+  // Opens every listening socket and preopened directory; fails (Io) naming
+  // the first that cannot be opened.
   static Result<std::unique_ptr<WasiContext>> create(WasiOptions options);
   ~WasiContext();
   WasiContext(const WasiContext&) = delete;
@@ -57,6 +68,9 @@ class WasiContext {
 
   // If `error` is the unwinding started by proc_exit, the program's exit status.
   std::optional<uint32_t> exit_status(const Error& error) const;
+
+  // The listening sockets, with the addresses they are bound to.
+  const std::vector<ListeningSocket>& listeners() const;
 
   // Whether `name` is a wasi_snapshot_preview1 function this library defines.
   static bool defines(std::string_view name);

@@ -76,7 +76,13 @@ TEST(WasmtimeOptions, WasiKeys) {
   Result<void> r = apply_wasi_options("inherit-network", s);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
-            "-S inherit-network: not supported yet: weft's WASI has no sockets (sock_* return ENOSYS)");
+            "-S inherit-network: not supported yet: weft's WASI is preview1, where a program cannot create "
+            "sockets; hand it listening sockets with tcplisten=HOST:PORT");
+  ASSERT_TRUE(apply_wasi_options("tcplisten=127.0.0.1:8080,tcplisten=[::1]:0", s).ok());
+  EXPECT_EQ(s.tcp_listen, (std::vector<std::string>{"127.0.0.1:8080", "[::1]:0"}));
+  r = apply_wasi_options("tcplisten", s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "-S tcplisten: needs an address, e.g. tcplisten=127.0.0.1:8080");
   r = apply_wasi_options("nn", s);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("unknown -S option 'nn' (known: inherit-env, "), std::string::npos);
