@@ -22,10 +22,17 @@ void FunctionCompiler::int_binary(IntOp op, bool wide) {
     push_reg(a);
     return;
   }
-  if (b.loc == Loc::Local) {  // the local's slot is the operand
+  if (b.loc == Loc::Local) {  // the register mirroring the local, or its slot, is the operand
     stack_.pop_back();
+    const int m = mirror_of_local(gpr_mirror_, uint32_t(b.imm));
+    const bool hold = m >= 0 && reg_free(Reg(m));  // keep `a` out of it
+    if (hold) claim_reg(Reg(m));
     Reg a = pop_to_reg();
-    masm_.int_op_mem(op, wide, a, Registers::kFrame, slot_disp(uint32_t(b.imm)));
+    if (m >= 0)
+      masm_.int_op(op, wide, a, Reg(m));
+    else
+      masm_.int_op_mem(op, wide, a, Registers::kFrame, slot_disp(uint32_t(b.imm)));
+    if (hold) free_reg(Reg(m));
     push_reg(a);
     return;
   }
@@ -45,8 +52,15 @@ void FunctionCompiler::compare(Cond cond, bool wide) {
     masm_.compare_imm(wide, a, int32_t(uint32_t(b.imm)));
   } else if (b.loc == Loc::Local) {
     stack_.pop_back();
+    const int m = mirror_of_local(gpr_mirror_, uint32_t(b.imm));
+    const bool hold = m >= 0 && reg_free(Reg(m));  // keep `a` out of it
+    if (hold) claim_reg(Reg(m));
     a = pop_to_reg();
-    masm_.compare_mem(wide, a, Registers::kFrame, slot_disp(uint32_t(b.imm)));
+    if (m >= 0)
+      masm_.compare(wide, a, Reg(m));
+    else
+      masm_.compare_mem(wide, a, Registers::kFrame, slot_disp(uint32_t(b.imm)));
+    if (hold) free_reg(Reg(m));
   } else {
     Reg rb = pop_to_reg();
     a = pop_to_reg();
@@ -78,6 +92,8 @@ void FunctionCompiler::shift(ShiftOp op, bool wide) {
   // shifted value elsewhere.
   constexpr uint32_t fixed = MacroAssembler::kShiftClobbers;
   evict_all(fixed);
+  for (Reg r = 0; r < 32; ++r)
+    if (fixed & reg_bit(r)) gpr_mirror_[r] = -1;
   Reg c = pop_to_reg();
   Reg a = pop_to_reg(fixed);
   masm_.shift(op, wide, a, c);
@@ -90,6 +106,8 @@ void FunctionCompiler::divide(bool is_signed, bool wide, bool remainder) {
   // divisor elsewhere. The macro-assembler emits the traps' checks.
   constexpr uint32_t fixed = MacroAssembler::kDivideClobbers;
   evict_all(fixed);
+  for (Reg r = 0; r < 32; ++r)
+    if (fixed & reg_bit(r)) gpr_mirror_[r] = -1;
   Reg divisor = pop_to_reg(fixed);
   Reg dividend = pop_to_reg(fixed);
   Label by_zero = trap_label(runtime::TrapKind::IntegerDivideByZero);

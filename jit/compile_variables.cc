@@ -55,8 +55,10 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       materialize_local(imm.index);
       stack_.push_back(top);
       StackValue& v = stack_.back();
+      forget_local_mirrors(imm.index);  // its old value is gone from now on
       if (v.loc == Loc::Float) {  // a float result goes to the local as it is
         masm_.fp_store(Registers::kFrame, slot_disp(imm.index), v.reg);
+        fp_mirror_[v.reg] = int32_t(imm.index);
         if (op == Opcode::LocalSet) pop_discard();
         return {};
       }
@@ -67,6 +69,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       }
       Reg r = pop_to_reg();
       masm_.store64(Registers::kFrame, slot_disp(imm.index), r);
+      gpr_mirror_[r] = int32_t(imm.index);
       if (op == Opcode::LocalTee)
         push_reg(r);
       else

@@ -3,7 +3,9 @@
 // instruction to its family (compile_*.cc).
 #include "jit/compiler.h"
 
+#include <algorithm>
 #include <atomic>
+#include <iterator>
 
 #include "core/opcodes.h"
 
@@ -37,6 +39,25 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
   metered_ = metered;
   if (instance.store && instance.store->interruptible()) interrupt_flag_ = instance.store->interrupt_flag();
   uses_memory_ = info.uses_memory;
+  forget_mirrors();
+}
+
+void FunctionCompiler::forget_mirrors() {
+  std::fill(std::begin(gpr_mirror_), std::end(gpr_mirror_), -1);
+  std::fill(std::begin(fp_mirror_), std::end(fp_mirror_), -1);
+}
+
+void FunctionCompiler::forget_local_mirrors(uint32_t local) {
+  for (int32_t& m : gpr_mirror_)
+    if (m == int32_t(local)) m = -1;
+  for (int32_t& m : fp_mirror_)
+    if (m == int32_t(local)) m = -1;
+}
+
+int FunctionCompiler::mirror_of_local(const int32_t (&mirrors)[32], uint32_t local) const {
+  for (int r = 0; r < 32; ++r)
+    if (mirrors[r] == int32_t(local)) return r;
+  return -1;
 }
 
 Error FunctionCompiler::unsupported(const std::string& what) const {
@@ -48,6 +69,7 @@ Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
   for (Reg r : Registers::kAllocatable)
     if (reg_free(r) && !(exclude_mask & (1u << r))) {
       claim_reg(r);
+      gpr_mirror_[r] = -1;
       return r;
     }
   // Every register holds a stack entry: spill the deepest one (the least
@@ -57,6 +79,7 @@ Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
       Reg r = stack_[i].reg;
       spill(i);
       claim_reg(r);
+      gpr_mirror_[r] = -1;
       return r;
     }
   // Unreachable: at most three registers are held outside the stack at once.
@@ -70,6 +93,7 @@ FReg FunctionCompiler::alloc_fp() {
   for (FReg x : Registers::kFloatAllocatable)
     if (!(fp_used_ & (1u << x))) {
       fp_used_ |= 1u << x;
+      fp_mirror_[x] = -1;
       return x;
     }
   for (uint32_t i = 0; i < stack_.size(); ++i)
@@ -77,6 +101,7 @@ FReg FunctionCompiler::alloc_fp() {
       FReg x = stack_[i].reg;
       spill(i);
       fp_used_ |= 1u << x;
+      fp_mirror_[x] = -1;
       return x;
     }
   return Registers::kFloatAllocatable[0];  // unreachable: at most two are held outside the stack
@@ -86,7 +111,22 @@ FReg FunctionCompiler::pop_to_fp() {
   StackValue v = stack_.back();
   uint32_t position = height() - 1;
   stack_.pop_back();
-  if (v.loc == Loc::Float) return v.reg;
+  if (v.loc == Loc::Float) {
+    fp_mirror_[v.reg] = -1;  // the caller may write it
+    return v.reg;
+  }
+  if (v.loc == Loc::Local) {
+    if (const int m = mirror_of_local(fp_mirror_, uint32_t(v.imm)); m >= 0) {
+      if (!(fp_used_ & (1u << m))) {  // free, and still holding the local: take it
+        fp_used_ |= 1u << m;
+        fp_mirror_[m] = -1;
+        return FReg(m);
+      }
+      FReg x = alloc_fp();
+      masm_.fp_move(x, FReg(m));
+      return x;
+    }
+  }
   FReg x = alloc_fp();
   if (v.loc == Loc::Reg) {
     masm_.fp_from_gpr(x, v.reg);
@@ -154,14 +194,30 @@ void FunctionCompiler::spill(uint32_t position) {
 
 void FunctionCompiler::spill_all() {
   for (uint32_t i = 0; i < stack_.size(); ++i) spill(i);
+  forget_mirrors();
 }
 
 Reg FunctionCompiler::pop_to_reg(uint32_t exclude_mask) {
   StackValue v = stack_.back();
   uint32_t position = height() - 1;
   stack_.pop_back();
-  if (v.loc == Loc::Reg && !(exclude_mask & (1u << v.reg))) return v.reg;
+  if (v.loc == Loc::Reg && !(exclude_mask & (1u << v.reg))) {
+    gpr_mirror_[v.reg] = -1;  // the caller may write it
+    return v.reg;
+  }
   if (v.loc == Loc::Reg) free_reg(v.reg);
+  if (v.loc == Loc::Local) {
+    if (const int m = mirror_of_local(gpr_mirror_, uint32_t(v.imm)); m >= 0) {
+      if (reg_free(Reg(m)) && !(exclude_mask & (1u << m))) {  // free, and still holding the local: take it
+        claim_reg(Reg(m));
+        gpr_mirror_[m] = -1;
+        return Reg(m);
+      }
+      Reg r = alloc_reg(exclude_mask | (1u << m));
+      masm_.move(r, Reg(m));
+      return r;
+    }
+  }
   Reg r = alloc_reg(exclude_mask);
   if (v.loc == Loc::Float) {
     masm_.gpr_from_fp(r, v.reg);
@@ -312,6 +368,10 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   if (handled) return {};
   std::atomic<uint8_t>& known = g_family[size_t(op)];
   const uint8_t family = known.load(std::memory_order_relaxed);
+  // Mirrors survive only straight-line families (see compiler.h).
+  if (family != uint8_t(Family::Numeric) && family != uint8_t(Family::Variable) &&
+      family != uint8_t(Family::Memory))
+    forget_mirrors();
   if (family == uint8_t(Family::Numeric)) {
     if (compile_numeric(op)) return {};
   } else if (family != uint8_t(Family::Unknown)) {

@@ -102,6 +102,18 @@ class FunctionCompiler {
   // Before local `index` is written: entries still reading it lazily are
   // loaded now, so they keep the old value.
   void materialize_local(uint32_t index);
+
+  // Mirrors: a register known to hold a local's current value, because the
+  // local was just written from it (local.set/tee), so that reading the local
+  // again copies or reuses the register instead of loading the slot (a
+  // store-to-load round trip on a loop's critical path). Valid within straight-
+  // line code only: forgotten when the register is handed out or popped for
+  // writing, when the local is written again, at every spill_all (labels,
+  // calls) and before every instruction of the control, call, table and fiber
+  // families; the fixed registers of divide and shift forget theirs.
+  void forget_mirrors();
+  void forget_local_mirrors(uint32_t local);
+  int mirror_of_local(const int32_t (&mirrors)[32], uint32_t local) const;
   void free_reg(Reg r) { reg_used_ &= ~(1u << r); }
   void claim_reg(Reg r) { reg_used_ |= 1u << r; }
   bool reg_free(Reg r) const { return !(reg_used_ & (1u << r)); }
@@ -221,6 +233,8 @@ class FunctionCompiler {
   std::vector<ControlFrame> control_;
   uint32_t reg_used_ = 0;
   uint32_t fp_used_ = 0;
+  int32_t gpr_mirror_[32];  // per register: the local it mirrors, or -1
+  int32_t fp_mirror_[32];
   uint32_t dead_depth_ = 0;  // nesting of blocks opened inside dead code
   bool metered_ = false;
   const std::atomic<uint8_t>* interrupt_flag_ = nullptr;  // set when the store is interruptible

@@ -315,6 +315,9 @@ Reg MacroAssembler::divide(bool is_signed, bool wide, bool remainder, Reg divide
 
 // ---- floats in float registers ---------------------------------------------------
 
+void MacroAssembler::fp_move(FReg dst, FReg src) {
+  if (dst != src) asm_.fmov(arm::d(dst), arm::d(src));
+}
 void MacroAssembler::fp_from_gpr(FReg dst, Reg src) { asm_.fmov(arm::d(dst), x(src)); }
 void MacroAssembler::gpr_from_fp(Reg dst, FReg src) { asm_.fmov(x(dst), arm::d(src)); }
 

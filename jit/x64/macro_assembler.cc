@@ -383,6 +383,9 @@ void from_xmm(x86::Assembler& a, Reg r, const x86::Xmm& x, bool f64) {
 }
 }  // namespace
 
+void MacroAssembler::fp_move(FReg dst, FReg src) {
+  if (dst != src) asm_.movaps(x86::xmm(dst), x86::xmm(src));  // the whole register: no merge with dst's old bits
+}
 void MacroAssembler::fp_from_gpr(FReg dst, Reg src) { asm_.movq(x86::xmm(dst), q(src)); }
 void MacroAssembler::gpr_from_fp(Reg dst, FReg src) { asm_.movq(q(dst), x86::xmm(src)); }
 void MacroAssembler::fp_load(FReg dst, Reg base, int32_t disp) {
