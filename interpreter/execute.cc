@@ -1,7 +1,8 @@
 // The dispatch loop: direct-threaded over the compact code (code.h), with all
 // interpreter state in locals the compiler keeps in registers (pc, fp, memory
 // base and size). Handlers are grouped by family below; numeric, load and store
-// handlers are expanded from the generated numeric_handlers.inc.
+// handlers are expanded from the generated numeric_handlers.inc, SIMD handlers
+// from simd_ops.def (handlers_simd.inc).
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "interpreter/interpreter.h"
+#include "interpreter/simd.h"
 #include "interpreter/translate.h"
 #include "runtime/fuel.h"
 #include "runtime/numeric.h"
@@ -220,6 +222,7 @@ L_base:
 #include "interpreter/handlers_memory.inc"
 #include "interpreter/handlers_variable.inc"
 #include "interpreter/handlers_fiber.inc"
+#include "interpreter/handlers_simd.inc"
 
   // The whole code of a pending function (CompiledFunction::pending): translate
   // it, then enter it as the call did — its real frame checked and initialised.

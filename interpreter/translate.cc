@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <span>
 #include <unordered_map>
 
@@ -180,6 +181,19 @@ class Translator {
     uint32_t h = next_home();
     stack_.push_back({const_slot(bits), h, 1, EntryKind::Const});
   }
+  // A v128.const immediate as its two slot values (lo, hi): little-endian lanes.
+  using V128Bits = std::pair<uint64_t, uint64_t>;
+  static V128Bits v128_bits(const Instruction& in) {
+    V128Bits v;
+    std::memcpy(&v.first, in.bytes16, 8);
+    std::memcpy(&v.second, in.bytes16 + 8, 8);
+    return v;
+  }
+  void push_const128(const Instruction& in) {
+    uint32_t h = next_home();
+    stack_.push_back({v128_const_slots_.find(v128_bits(in))->second, h, 2, EntryKind::Const});
+  }
+  void emit_simd(const Instruction& in);
 
   struct CondBranch {
     IOp op;
@@ -258,6 +272,7 @@ class Translator {
   std::vector<uint8_t> local_width_;
   uint32_t temp_base_ = 0;
   std::unordered_map<uint64_t, uint32_t> const_slots_;
+  std::map<V128Bits, uint32_t> v128_const_slots_;  // first of the two slots
   std::vector<Entry> stack_;
   std::vector<Ctrl> ctrls_;
   int64_t last_producer_ = -1;  // code index of the dst word of the last emitted producer
@@ -492,6 +507,76 @@ void Translator::build_dispatch_tables() {
   }
 }
 
+// ---- SIMD -------------------------------------------------------------------
+
+// Every SIMD instruction but v128.const executes as the op of the same name,
+// with the operand words interpreter/simd_ops.def lists for its shape; the
+// shape follows from the opcode table's immediate kind and signature.
+void Translator::emit_simd(const Instruction& in) {
+  const OpcodeInfo& info = opcode_info(in.op);
+  const IOp iop = IOp(uint32_t(in.op));
+  const uint8_t result_width = info.result == SigType::V128 ? 2 : 1;
+  const uint32_t offset = uint32_t(in.mem_offset);  // the alignment is irrelevant for execution
+  switch (info.immediate) {
+    case ImmKind::V128: push_const128(in); return;
+    case ImmKind::Memarg:
+      if (info.result == SigType::None) {  // v128.store: addr, value, offset
+        Entry v = pop(), a = pop();
+        emit_op(iop);
+        emit(a.slot); emit(v.slot); emit(offset);
+      } else {
+        Entry a = pop();
+        emit_producer(iop, {a.slot, offset}, 2);
+      }
+      return;
+    case ImmKind::MemargLane: {
+      Entry v = pop(), a = pop();
+      if (info.result == SigType::None) {  // store*_lane: addr, vector, offset, lane
+        emit_op(iop);
+        emit(a.slot); emit(v.slot); emit(offset); emit(in.lane);
+      } else {
+        emit_producer(iop, {a.slot, v.slot, offset, in.lane}, 2);
+      }
+      return;
+    }
+    case ImmKind::Lane:
+      if (info.operand_count() == 1) {  // extract_lane: vector, lane
+        Entry v = pop();
+        emit_producer(iop, {v.slot, in.lane}, result_width);
+      } else {  // replace_lane: vector, scalar, lane
+        Entry x = pop(), v = pop();
+        emit_producer(iop, {v.slot, x.slot, in.lane}, 2);
+      }
+      return;
+    case ImmKind::Shuffle: {
+      Entry b = pop(), a = pop();
+      uint32_t words[4];
+      std::memcpy(words, in.bytes16, 16);
+      emit_producer(iop, {a.slot, b.slot, words[0], words[1], words[2], words[3]}, 2);
+      return;
+    }
+    default: break;
+  }
+  // No immediate: one to three operands, the result a v128 or an i32.
+  switch (info.operand_count()) {
+    case 1: {
+      Entry a = pop();
+      emit_producer(iop, {a.slot}, result_width);
+      return;
+    }
+    case 2: {
+      Entry b = pop(), a = pop();
+      emit_producer(iop, {a.slot, b.slot}, result_width);
+      return;
+    }
+    default: {
+      Entry c = pop(), b = pop(), a = pop();
+      emit_producer(iop, {a.slot, b.slot, c.slot}, result_width);
+      return;
+    }
+  }
+}
+
 Result<void> Translator::collect_constants() {
   // A pre-pass assigns every distinct constant one frame slot, so constant
   // slots sit below the operand temps (which callee frames may overlap).
@@ -508,9 +593,14 @@ Result<void> Translator::collect_constants() {
     if (!r.next(in)) return broken_body(r);
     if (std::optional<uint64_t> bits = constant_bits(in)) {
       add(*bits);
-    } else if (opcode_info(in.op).prefix == 0xFD) {
-      return make_error(ErrorKind::Limit, "SIMD instructions are not supported by the interpreter yet (" +
-                                              std::string(opcode_info(in.op).text) + ")");
+    } else if (in.op == Opcode::V128Const) {
+      // Two consecutive slots, lo first; deduplicated apart from the scalars.
+      const V128Bits v = v128_bits(in);
+      if (v128_const_slots_.emplace(v, next).second) {
+        out_.constants.push_back(v.first);
+        out_.constants.push_back(v.second);
+        next += 2;
+      }
     }
   }
   return {};
@@ -1041,9 +1131,13 @@ Result<void> Translator::run() {
         emit_fiber_op(in);
         break;
       default: {
+        if (info.prefix == 0xFD) {
+          emit_simd(in);
+          break;
+        }
         // Plain-signature instructions: numeric ops, loads and stores execute
         // as the internal op of the same name.
-        if (info.prefix == 0xFD || info.is_special())
+        if (info.is_special())
           return make_error(ErrorKind::Limit, "instruction not supported by the interpreter: " + std::string(info.text));
         IOp iop = IOp(uint32_t(op));
         if (info.immediate == ImmKind::Memarg) {

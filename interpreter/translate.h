@@ -10,8 +10,9 @@ namespace weft::interpreter {
 const int32_t* handler_offsets();
 
 // Translates `out.func`'s body. The function must have passed validation;
-// `max_stack_slots` comes from the validator's side table. Fails only for
-// instructions this tier cannot execute (e.g. SIMD, until it is implemented).
+// `max_stack_slots` comes from the validator's side table. Fails (a Limit
+// error) only for a function declaring more than kMaxLocalSlots local slots,
+// or an instruction without a translation (none of the opcode table's rows).
 Result<void> translate_function(const runtime::Instance& instance, uint32_t defined_index,
                                 uint32_t max_stack_slots, CompiledFunction& out);
 

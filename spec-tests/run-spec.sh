@@ -14,7 +14,8 @@
 #
 # usage: spec-tests/run-spec.sh [--tier=interp|jit] [--details] [WEFT_BINARY]
 #   --tier=T         the execution tier (default interp). With jit, every file
-#                    also fails if any of its functions fell back to the
+#                    but the SIMD ones (simd_*.wast; the JIT compiles no SIMD
+#                    yet) also fails if any of its functions fell back to the
 #                    interpreter (`weft wast --no-fallback`), and the expected
 #                    failures are spec-tests/jit.failures (`name.wast`,
 #                    `fibers/name.wast`) instead of interp.failures
@@ -65,9 +66,13 @@ total_passed=0
 total_failed=0
 files_passed=0
 files_failed=0
-for file in $(ls *.wast | grep -v '^simd_' | sort); do
-  # shellcheck disable=SC2086  # tier_args are words
-  output="$(timeout "$timeout_s" "$weft" wast $tier_args "$file" 2>&1)"
+for file in $(ls *.wast | sort); do
+  file_args="$tier_args"
+  # The JIT compiles no SIMD yet: on the JIT tier the SIMD files run with the
+  # per-function fallback to the interpreter (as the spec-jit-fallback/ ctest entries do).
+  case "$tier:$file" in jit:simd_*) file_args="--tier=jit";; esac
+  # shellcheck disable=SC2086  # file_args are words
+  output="$(timeout "$timeout_s" "$weft" wast $file_args "$file" 2>&1)"
   rc=$?
   summary="$(printf '%s\n' "$output" | grep -E "^(PASS|FAIL) $file: " | tail -n 1)"
   note=""
