@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit differential-fuel bench bench-quick bench-fibers clean
+.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit differential-fuel differential-simd bench bench-quick bench-fibers clean
 
 all: build
 
@@ -151,6 +151,15 @@ differential-fuel: deps
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target jit_differential
 	RANDOM_FUEL=1 CALLS=6 FIBER_N=$(JIT_FUEL_FIBER_N) KEEP=$(abspath $(BUILD_DIR))/jit-differential-fuel \
 	  bash tests/jit/differential.sh $(JIT_FUEL_N) $(abspath $(BUILD_DIR))/tests/jit/jit_differential
+
+# The same with SIMD in the Binaryen modules (issue 17): JIT_SIMD_N modules
+# (default 100, every export called 4 times: ~10,000 runs), no fiber programs.
+JIT_SIMD_N ?= 100
+differential-simd: deps
+	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target jit_differential
+	SIMD=1 FIBER_N=0 KEEP=$(abspath $(BUILD_DIR))/jit-differential-simd \
+	  bash tests/jit/differential.sh $(JIT_SIMD_N) $(abspath $(BUILD_DIR))/tests/jit/jit_differential
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -17,6 +17,10 @@
 #   (both parts give each call a random fuel budget and compare the fuel
 #   left: the tiers must charge fuel identically); FIBER_N (fiber
 #   programs, default 1000, ~4 runs each; 0 skips part 2, N=0 skips part 1);
+#   SIMD=1 (part 1's modules also use SIMD: the JIT compiles no SIMD yet, so
+#   their SIMD functions run on the interpreter on both sides, and what is
+#   compared is everything around them — v128 values crossing between JIT
+#   code and interpreted functions included);
 #   FIBER_SEED (default random; printed, and `jit_differential --fiber-programs 1
 #   --seed S --first I` reruns program I); KEEP (directory receiving every
 #   disagreeing .wasm module and fiber program .wat; default: none kept).
@@ -38,6 +42,7 @@ if [ "$n" -gt 0 ]; then
   command -v wasm-opt >/dev/null || { echo "jit differential: wasm-opt (binaryen) not found" >&2; exit 2; }
   features=(--mvp-features --enable-sign-ext --enable-mutable-globals --enable-nontrapping-float-to-int
             --enable-bulk-memory --enable-multivalue --enable-tail-call)
+  [ -z "${SIMD:-}" ] || features+=(--enable-simd)
   for i in $(seq 1 "$n"); do
     head -c $((4096 + RANDOM % 61440)) /dev/urandom > "$work/in.dat"
     wasm-opt "$work/in.dat" -ttf "${features[@]}" --denan -o "$work/m$i.wasm" 2>/dev/null || rm -f "$work/m$i.wasm"
