@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit differential-fuel differential-simd bench bench-quick bench-fibers clean
+.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit differential-jit-arm64 differential-fuel differential-simd bench bench-quick bench-fibers clean
 
 all: build
 
@@ -32,9 +32,17 @@ test: build
 	else echo "test-arm64: scripts/test-arm64.sh not present; skipped"; fi
 	$(MAKE) --no-print-directory fuzz-smoke
 
-# Cross build of the fiber layer in $(BUILD_DIR)-arm64 (default build-arm64).
+# The whole of weft cross-built for AArch64 in $(BUILD_DIR)-arm64 (default
+# build-arm64), its ctest run under qemu-aarch64 (every tier the build has),
+# then, with a JIT tier, an interpreter-vs-JIT differential slice (≥ 10,000
+# runs). scripts/test-arm64.sh says what runs, what is excluded and its times.
 test-arm64: deps
 	BUILD_DIR=$(abspath $(BUILD_DIR))-arm64 JOBS=$(JOBS) bash scripts/test-arm64.sh
+
+# differential-jit's full counts (JIT_DIFF_N, JIT_FIBER_N) on the AArch64 build under qemu.
+differential-jit-arm64: deps
+	BUILD_DIR=$(abspath $(BUILD_DIR))-arm64 JOBS=$(JOBS) JIT_DIFF_N=$(JIT_DIFF_N) JIT_FIBER_N=$(JIT_FIBER_N) \
+	  $(if $(JIT_FIBER_SEED),JIT_FIBER_SEED=$(JIT_FIBER_SEED)) bash scripts/test-arm64.sh differential
 
 # The spec test suite on both tiers (the JIT with --no-fallback): one line per
 # file and the summaries "spec: N passed, M failed" / "fibers: …" per tier.

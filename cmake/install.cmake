@@ -63,5 +63,10 @@ if(WEFT_BUILD_TESTS AND NOT WEFT_SANITIZE AND NOT WEFT_FUZZ)
              COMMAND bash ${CMAKE_SOURCE_DIR}/tests/package/run.sh ${how} ${CMAKE_BINARY_DIR}
                      ${CMAKE_BINARY_DIR}/package-${how})
     set_tests_properties(package.${how} PROPERTIES TIMEOUT 300 LABELS package)
+    if(CMAKE_CROSSCOMPILING)
+      # Build the embedder for the target too, and run it through the emulator.
+      set_tests_properties(package.${how} PROPERTIES ENVIRONMENT
+        "CXX=${CMAKE_CXX_COMPILER};CMAKE_TOOLCHAIN_FILE=${CMAKE_TOOLCHAIN_FILE};WEFT_EMULATOR_RUN=${WEFT_EMULATOR_RUN}")
+    endif()
   endforeach()
 endif()

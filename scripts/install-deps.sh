@@ -11,6 +11,8 @@ NATIVE_PACKAGES=(
   g++-aarch64-linux-gnu qemu-user
   nodejs python3 valgrind
 )
+# The AArch64 cross build (scripts/test-arm64.sh): its tests, the JIT's
+# assembler, and capstone for `weft inspect --disasm` of JIT code.
 ARM64_PACKAGES=(libgtest-dev:arm64 libasmjit-dev:arm64 libcapstone-dev:arm64)
 
 SUDO=""

@@ -4,6 +4,11 @@
 # find_package(weft) or with pkg-config, runs it and checks its output.
 #
 #   tests/package/run.sh cmake|pkg-config BUILD_DIR WORK_DIR
+#
+# A cross build (cmake/install.cmake) sets CXX and CMAKE_TOOLCHAIN_FILE (both
+# read by cmake; CXX also by the pkg-config way) to its own compiler and
+# toolchain, and WEFT_EMULATOR_RUN to its launcher for foreign programs
+# (cmake/emulator.cmake), through which the program then runs.
 set -euo pipefail
 how=$1 build_dir=$2 work=$3
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,12 +25,12 @@ case "$how" in
     program="$work/build/embed" ;;
   pkg-config)
     # shellcheck disable=SC2046  # the flags are words
-    c++ -O2 -o "$work/embed" "$here/embed.cc" \
+    "${CXX:-c++}" -O2 -o "$work/embed" "$here/embed.cc" \
       $(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs weft)
     program="$work/embed" ;;
   *) echo "run.sh: unknown way '$how' (cmake or pkg-config)" >&2; exit 2 ;;
 esac
-output="$("$program")"
+output="$(${WEFT_EMULATOR_RUN:+"$WEFT_EMULATOR_RUN"} "$program")"
 expected=$'add(40, 2) = 42\nfrom_fiber() = 42'
 if [[ "$output" != "$expected" ]]; then
   printf 'package (%s): wrong output:\n%s\n' "$how" "$output" >&2
