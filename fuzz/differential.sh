@@ -10,7 +10,8 @@
 # both outputs (fuzz/normalize_fuzz_exec.py) and compares them (fuzz/differential.py).
 #
 # usage: fuzz/differential.sh N [OUT_DIR]
-#   Prints "differential: A agreed, M mismatched, U unsupported" and keeps every
+#   Prints "differential: A agreed, M mismatched, U unsupported, …" with the runs
+#   (export calls) and v128 results of the agreeing modules, and keeps every
 #   disagreeing module (random input, .wasm, both outputs) in OUT_DIR
 #   (default build-diff/mismatches). Exits 1 if any module mismatched.
 # environment: JOBS (parallel processes, default 2), DIFF_BUILD_DIR (default

@@ -35,6 +35,12 @@ std::string number(const Value& v) {
     case ValType::I64: std::snprintf(buf, sizeof buf, "%" PRId64, int64_t(v.as_i64())); break;
     case ValType::F32: std::snprintf(buf, sizeof buf, "%.17g", double(v.as_f32())); break;
     case ValType::F64: std::snprintf(buf, sizeof buf, "%.17g", v.as_f64()); break;
+    case ValType::V128: {  // as Binaryen prints it: four 32-bit lanes, lowest first
+      const uint64_t lo = v.raw()[0], hi = v.raw()[1];
+      std::snprintf(buf, sizeof buf, "i32x4 0x%08" PRIx32 " 0x%08" PRIx32 " 0x%08" PRIx32 " 0x%08" PRIx32,
+                    uint32_t(lo), uint32_t(lo >> 32), uint32_t(hi), uint32_t(hi >> 32));
+      break;
+    }
     case ValType::FuncRef: return "funcref";
     case ValType::ExternRef: return "externref";
     default: return "?";
