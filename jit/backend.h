@@ -67,6 +67,20 @@ static_assert(saves_allocated_callee_saved(std::begin(R::kSaved), std::end(R::kS
 static_assert(R::kCallee != R::kTemp0 && R::kCallee != R::kArg[0] && R::kCallee != R::kArg[1],
               "a tail call's argument moves and the entry arguments keep the callee");
 static_assert(R::kArg[3] != R::kScratch && R::kArg[4] != R::kScratch, "helper arguments survive call_absolute");
+constexpr bool pins_are_allocatable() {
+  for (Reg r : R::kPinnableLocals)
+    if (!contains(R::kAllocatable, r) || (MacroAssembler::kShiftClobbers | MacroAssembler::kDivideClobbers) & reg_bit(r) ||
+        r == R::kReturn || r == R::kReturn2 || r == R::kTemp0 || r == R::kTemp1 || r == R::kTemp2)
+      return false;
+  for (FReg f : R::kFloatPinnableLocals)
+    if (!contains(R::kFloatAllocatable, f)) return false;
+  return true;
+}
+static_assert(pins_are_allocatable(),
+              "pinned locals come from the cache's registers, never one a fixed sequence outside a call writes");
+static_assert(std::size(R::kAllocatable) - std::size(R::kPinnableLocals) >= 5 &&
+                  std::size(R::kFloatAllocatable) - std::size(R::kFloatPinnableLocals) >= 4,
+              "enough registers stay with the operand stack (at most three are held outside it at once)");
 static_assert(R::FiberSwitch::kArrivedTag == R::kReturn2,
               "an event arrives in the register weft_jit_fiber returns its tag in: one dispatch for both");
 }  // namespace role_checks

@@ -31,7 +31,7 @@ bool has_vec(const FuncType& t) {
 void FunctionCompiler::check_call_result() {
   masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
   masm_.jump_if_nonzero(propagate_);
-  reload_memory();
+  reload_after_call();
 }
 
 // Expects the callee FuncInstance* in kCallee and the stack spilled.

@@ -96,7 +96,7 @@ void FunctionCompiler::prologue() {
       masm_.jump_if(Cond::LtU, loop);
     }
   }
-  reload_memory();
+  reload_after_call();
   charge_fuel(runtime::fuel::entry_cost(function_));
   check_interrupt();
 }
@@ -370,36 +370,56 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   // Operands into registers, the rest of the stack to its slots (as br_if and
   // if do before branching), then the flags — nothing may clobber them
   // between the compare and the jump.
+  // A pinned local is compared in its own register (read only, not freed).
+  auto pinned_gpr = [&](const StackValue& v) {
+    bool fp = false;
+    const int pin = v.loc == Loc::Local ? pinned_register(uint32_t(v.imm), fp) : -1;
+    return fp ? -1 : pin;
+  };
+  bool a_pinned = false;
+  auto pop_a = [&] {
+    if (const int pin = pinned_gpr(stack_.back()); pin >= 0) {
+      stack_.pop_back();
+      a_pinned = true;
+      return Reg(pin);
+    }
+    return pop_to_reg();
+  };
   Reg a, b = 0;
-  bool b_in_reg = false;
+  bool b_in_reg = false, b_pinned = false;
   int32_t b_imm = 0;
   int32_t b_local = -1;  // b is this local's slot, compared in place
   if (c->eqz) {
-    a = pop_to_reg();
+    a = pop_a();
+  } else if (const int pin = pinned_gpr(stack_.back()); pin >= 0) {
+    b = Reg(pin);
+    b_pinned = true;
+    stack_.pop_back();
+    a = pop_a();
   } else if (stack_.back().loc == Loc::Local) {
     b_local = int32_t(stack_.back().imm);
     stack_.pop_back();
-    a = pop_to_reg();
+    a = pop_a();
   } else if (const StackValue& top = stack_.back();
              top.loc == Loc::Const && (c->wide ? int64_t(top.imm) == int64_t(int32_t(top.imm)) : true)) {
     b_imm = int32_t(uint32_t(top.imm));
     stack_.pop_back();
-    a = pop_to_reg();
+    a = pop_a();
   } else {
     b = pop_to_reg();
     b_in_reg = true;
-    a = pop_to_reg();
+    a = pop_a();
   }
   spill_all();
   if (c->eqz)
     masm_.test_bits(c->wide, a, a);
   else if (b_local >= 0)
     masm_.compare_mem(c->wide, a, kFp, slot_disp(uint32_t(b_local)));
-  else if (b_in_reg)
+  else if (b_in_reg || b_pinned)
     masm_.compare(c->wide, a, b);
   else
     masm_.compare_imm(c->wide, a, b_imm);
-  free_reg(a);
+  if (!a_pinned) free_reg(a);
   if (b_in_reg) free_reg(b);
 
   const Cond cond = c->cond;

@@ -103,6 +103,7 @@ void FunctionCompiler::call_fiber_helper(const FiberSite* site) {
   masm_.move(kArg[1], kFp);
   masm_.move_imm(kArg[2], reinterpret_cast<uint64_t>(site));
   masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_fiber));
+  reload_pinned_locals();  // every fiber instruction's call (kReturn, kReturn2 are not among them)
 }
 
 // fiber.resume of a started, suspended fiber whose parent is the running
@@ -330,7 +331,7 @@ void FunctionCompiler::event_clause(uint32_t tag_index) {
     }
     free_reg(value);
   }
-  reload_memory();
+  reload_after_call();
   push_slots(slots);
 }
 
@@ -386,7 +387,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       masm_.compare_imm(false, Registers::kReturn, kTrapped);
       masm_.jump_if(Cond::Eq, trap_return_);
       masm_.jump_if(Cond::GtU, stub);
-      reload_memory();
+      reload_after_call();
       truncate(first);
       push_slots(site->result_slots);
       return {};
@@ -446,7 +447,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
         return {};
       }
       masm_.jump_if(Cond::GtU, stub);
-      reload_memory();
+      reload_after_call();
       truncate(first);
       push_slots(site->result_slots);
       return {};

@@ -106,7 +106,7 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       free_reg(delta);
       masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(memory_));
       masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_memory_grow));
-      reload_memory();
+      reload_after_call();
       push_reg(Registers::kReturn);
       return {};
     }
@@ -142,6 +142,7 @@ void FunctionCompiler::call_bulk(const void* helper, const void* a, const void* 
   masm_.move_imm(kArg[1], reinterpret_cast<uint64_t>(b));
   masm_.address_of(kArg[2], Registers::kFrame, stack_disp(first));
   masm_.call_absolute(helper);
+  reload_pinned_locals();  // kReturn is not among them
   masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
   masm_.jump_if_nonzero(thunk_trap_);
   truncate(first);

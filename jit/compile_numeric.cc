@@ -199,6 +199,7 @@ void FunctionCompiler::call_thunk(const void* fn, uint32_t operands, bool can_tr
   uint32_t first = height() - operands;
   masm_.address_of(Registers::kArg[0], Registers::kFrame, stack_disp(first));
   masm_.call_absolute(fn);
+  reload_pinned_locals();  // kReturn is not among them
   if (can_trap) {
     masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
     masm_.jump_if_nonzero(thunk_trap_);

@@ -54,6 +54,11 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       stack_.pop_back();
       materialize_local(imm.index);
       stack_.push_back(top);
+      bool fp_pin = false;
+      if (const int pin = pinned_register(imm.index, fp_pin); pin >= 0) {
+        set_pinned_local(imm.index, Reg(pin), fp_pin, op == Opcode::LocalTee);
+        return {};
+      }
       StackValue& v = stack_.back();
       forget_local_mirrors(imm.index);  // its old value is gone from now on
       if (v.loc == Loc::Float) {  // a float result goes to the local as it is
@@ -99,6 +104,28 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       handled = false;
       return {};
   }
+}
+
+// The value on top goes to the pin and (write-through) to the slot; a tee
+// leaves a lazy read of the local, which the pin serves.
+void FunctionCompiler::set_pinned_local(uint32_t local, Reg pin, bool fp, bool tee) {
+  const StackValue v = stack_.back();
+  if (fp) {
+    FReg x = pop_to_fp();
+    masm_.fp_move(FReg(pin), x);
+    free_fp(x);
+    masm_.fp_store(Registers::kFrame, slot_disp(local), FReg(pin));
+  } else if (v.loc == Loc::Const) {
+    stack_.pop_back();
+    masm_.move_imm(pin, v.imm);
+    masm_.store64(Registers::kFrame, slot_disp(local), pin);
+  } else {
+    Reg r = pop_to_reg();
+    masm_.move(pin, r);
+    free_reg(r);
+    masm_.store64(Registers::kFrame, slot_disp(local), pin);
+  }
+  if (tee) stack_.push_back(StackValue{Loc::Local, 0, local});
 }
 
 }  // namespace weft::jit

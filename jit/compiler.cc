@@ -39,12 +39,51 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
   metered_ = metered;
   if (instance.store && instance.store->interruptible()) interrupt_flag_ = instance.store->interrupt_flag();
   uses_memory_ = info.uses_memory;
+  choose_pinned_locals(info);
   forget_mirrors();
+}
+
+void FunctionCompiler::choose_pinned_locals(const validator::FunctionInfo& info) {
+  const uint32_t params = uint32_t(type_.params.size());
+  auto local_type = [&](uint32_t index) {
+    if (index < params) return type_.params[index];
+    uint32_t first = params;
+    for (const LocalGroup& g : function_.locals) {
+      if (index < first + g.count) return g.type;
+      first += g.count;
+    }
+    return ValType::i32();  // unreachable: the validator ranked an existing local
+  };
+  size_t gprs = 0, fprs = 0;
+  for (uint8_t i = 0; i < info.num_hot_locals; ++i) {
+    const uint32_t local = info.hot_locals[i];
+    const ValType t = local_type(local);
+    if ((t == ValType::i32() || t == ValType::i64()) && gprs < std::size(Registers::kPinnableLocals)) {
+      const Reg r = Registers::kPinnableLocals[gprs++];
+      pins_[num_pins_++] = {local, r, false};
+      claim_reg(r);
+    } else if ((t == ValType::f32() || t == ValType::f64()) && fprs < std::size(Registers::kFloatPinnableLocals)) {
+      const FReg x = Registers::kFloatPinnableLocals[fprs++];
+      pins_[num_pins_++] = {local, x, true};
+      fp_used_ |= 1u << x;
+    }
+  }
+}
+
+void FunctionCompiler::reload_pinned_locals() {
+  for (uint32_t i = 0; i < num_pins_; ++i) {
+    const PinnedLocal& p = pins_[i];
+    if (p.fp)
+      masm_.fp_load(p.reg, Registers::kFrame, slot_disp(p.local));
+    else
+      masm_.load64(p.reg, Registers::kFrame, slot_disp(p.local));
+  }
 }
 
 void FunctionCompiler::forget_mirrors() {
   std::fill(std::begin(gpr_mirror_), std::end(gpr_mirror_), -1);
   std::fill(std::begin(fp_mirror_), std::end(fp_mirror_), -1);
+  for (uint32_t i = 0; i < num_pins_; ++i) (pins_[i].fp ? fp_mirror_ : gpr_mirror_)[pins_[i].reg] = int32_t(pins_[i].local);
 }
 
 void FunctionCompiler::forget_local_mirrors(uint32_t local) {
@@ -135,7 +174,10 @@ FReg FunctionCompiler::pop_to_fp() {
     masm_.move_imm(Registers::kScratch, v.imm);
     masm_.fp_from_gpr(x, Registers::kScratch);
   } else if (v.loc == Loc::Local) {
-    masm_.fp_load(x, Registers::kFrame, slot_disp(uint32_t(v.imm)));
+    if (const int m = mirror_of_local(gpr_mirror_, uint32_t(v.imm)); m >= 0)
+      masm_.fp_from_gpr(x, Reg(m));
+    else
+      masm_.fp_load(x, Registers::kFrame, slot_disp(uint32_t(v.imm)));
   } else {
     masm_.fp_load(x, Registers::kFrame, stack_disp(position));
   }
@@ -151,7 +193,12 @@ void FunctionCompiler::materialize_local(uint32_t index) {
   for (uint32_t i = 0; i < stack_.size(); ++i)
     if (stack_[i].loc == Loc::Local && stack_[i].imm == index) {
       Reg r = alloc_reg();
-      masm_.load64(r, Registers::kFrame, slot_disp(index));
+      if (const int m = mirror_of_local(gpr_mirror_, index); m >= 0)
+        masm_.move(r, Reg(m));
+      else if (const int x = mirror_of_local(fp_mirror_, index); x >= 0)
+        masm_.gpr_from_fp(r, FReg(x));
+      else
+        masm_.load64(r, Registers::kFrame, slot_disp(index));
       stack_[i] = StackValue{Loc::Reg, r, 0};
     }
 }
@@ -179,8 +226,14 @@ void FunctionCompiler::spill(uint32_t position) {
     masm_.fp_store(fp, stack_disp(position), v.reg);
     free_fp(v.reg);
   } else if (v.loc == Loc::Local) {
-    masm_.load64(scratch, fp, slot_disp(uint32_t(v.imm)));
-    masm_.store64(fp, stack_disp(position), scratch);
+    if (const int m = mirror_of_local(gpr_mirror_, uint32_t(v.imm)); m >= 0) {
+      masm_.store64(fp, stack_disp(position), Reg(m));
+    } else if (const int x = mirror_of_local(fp_mirror_, uint32_t(v.imm)); x >= 0) {
+      masm_.fp_store(fp, stack_disp(position), FReg(x));
+    } else {
+      masm_.load64(scratch, fp, slot_disp(uint32_t(v.imm)));
+      masm_.store64(fp, stack_disp(position), scratch);
+    }
   } else if (v.loc == Loc::Const) {
     if (int64_t(v.imm) == int64_t(int32_t(v.imm))) {
       masm_.store64_imm(fp, stack_disp(position), int32_t(v.imm));
@@ -223,7 +276,10 @@ Reg FunctionCompiler::pop_to_reg(uint32_t exclude_mask) {
     masm_.gpr_from_fp(r, v.reg);
     free_fp(v.reg);
   } else if (v.loc == Loc::Local) {
-    masm_.load64(r, Registers::kFrame, slot_disp(uint32_t(v.imm)));
+    if (const int m = mirror_of_local(fp_mirror_, uint32_t(v.imm)); m >= 0)
+      masm_.gpr_from_fp(r, FReg(m));  // a float local's bits, from its register
+    else
+      masm_.load64(r, Registers::kFrame, slot_disp(uint32_t(v.imm)));
   } else if (v.loc == Loc::Reg)
     masm_.move(r, v.reg);
   else if (v.loc == Loc::Const)

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
@@ -112,6 +113,34 @@ class FunctionCompiler {
   // calls) and before every instruction of the control, call, table and fiber
   // families; the fixed registers of divide and shift forget theirs.
   void forget_mirrors();
+  // Pinned locals: the function's hottest integer and float locals
+  // (validator::FunctionInfo::hot_locals) live in registers of their own for
+  // the whole function (Registers::kPinnableLocals, kFloatPinnableLocals), so
+  // loop-carried locals stay in registers across labels. Their slots stay
+  // current too (every write stores both), so spills, branches, calls, fiber
+  // switches and traps read the frame as before; the registers are reloaded
+  // from the slots after every call and at every entry (reload_after_call).
+  // A pin is a mirror that is never forgotten: forget_mirrors keeps it, and
+  // its register is never handed out.
+  void choose_pinned_locals(const validator::FunctionInfo& info);
+  // The register pinning `local` (a float register when `fp`), or -1.
+  int pinned_register(uint32_t local, bool& fp) const {
+    for (uint32_t i = 0; i < num_pins_; ++i)
+      if (pins_[i].local == local) {
+        fp = pins_[i].fp;
+        return pins_[i].reg;
+      }
+    return -1;
+  }
+  void reload_pinned_locals();
+  // After a call (and at entries): the memory registers and pinned locals,
+  // which the callee may have changed or clobbered.
+  void reload_after_call() {
+    reload_memory();
+    reload_pinned_locals();
+  }
+  // local.set/tee of a pinned local (compile_variables.cc).
+  void set_pinned_local(uint32_t local, Reg pin, bool fp, bool tee);
   void forget_local_mirrors(uint32_t local);
   int mirror_of_local(const int32_t (&mirrors)[32], uint32_t local) const;
   void free_reg(Reg r) { reg_used_ &= ~(1u << r); }
@@ -233,6 +262,14 @@ class FunctionCompiler {
   std::vector<ControlFrame> control_;
   uint32_t reg_used_ = 0;
   uint32_t fp_used_ = 0;
+  struct PinnedLocal {
+    uint32_t local;
+    Reg reg;
+    bool fp;
+  };
+  static constexpr size_t kMaxPins = std::size(Registers::kPinnableLocals) + std::size(Registers::kFloatPinnableLocals);
+  PinnedLocal pins_[kMaxPins];
+  uint32_t num_pins_ = 0;
   int32_t gpr_mirror_[32];  // per register: the local it mirrors, or -1
   int32_t fp_mirror_[32];
   uint32_t dead_depth_ = 0;  // nesting of blocks opened inside dead code

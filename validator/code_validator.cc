@@ -101,6 +101,8 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
     if (local_types_.size() >= kExpandedLocals) break;
     local_types_.resize(std::min<size_t>(run.end, kExpandedLocals), run.type);
   }
+  local_weights_.assign(local_types_.size(), 0);
+  loop_depth_ = 0;
 
   if (ok) {
     push_ctrl(Opcode::End, {{}, type.results});
@@ -110,7 +112,35 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   info.max_stack_height = max_slots_;
   info.uses_memory = uses_memory_;
   info.num_locals = num_locals_;
+  rank_hot_locals(info);
   return {};
+}
+
+void CodeValidator::rank_hot_locals(FunctionInfo& info) {
+  // A few passes of "take the heaviest not yet taken" over at most
+  // kExpandedLocals weights: no allocation, and functions with many locals
+  // stop at kMaxHotLocals passes.
+  info.num_hot_locals = 0;
+  uint32_t taken_below = UINT32_MAX;  // weights are taken in decreasing order
+  size_t taken_index = 0;
+  while (info.num_hot_locals < FunctionInfo::kMaxHotLocals) {
+    uint32_t best = 1;  // a local accessed once is not worth a register
+    size_t best_index = SIZE_MAX;
+    for (size_t i = 0; i < local_weights_.size(); ++i) {
+      const uint32_t w = local_weights_[i];
+      // Ties go to the lower index; a weight equal to the last taken one is
+      // eligible only after that local's index.
+      const bool after_taken = w < taken_below || (w == taken_below && i > taken_index);
+      if (after_taken && w > best) {
+        best = w;
+        best_index = i;
+      }
+    }
+    if (best_index == SIZE_MAX) break;
+    info.hot_locals[info.num_hot_locals++] = uint32_t(best_index);
+    taken_below = best;
+    taken_index = best_index;
+  }
 }
 
 bool CodeValidator::run() {
@@ -229,6 +259,7 @@ bool CodeValidator::push_ctrl(Opcode opcode, BlockSig sig) {
     scope = node;
   }
   ctrls_.push_back({opcode, sig, height_, slots_, false, false, scope, node, uint32_t(open_clauses_.size())});
+  if (opcode == Opcode::Loop) ++loop_depth_;
   push_all(sig.params);
   return true;
 }
@@ -240,6 +271,7 @@ bool CodeValidator::pop_ctrl(ControlFrame& out) {
     return invalid("type mismatch: " + std::to_string(height_ - frame.height) +
                    " operand(s) left over at the end of the block");
   out = frame;
+  if (frame.opcode == Opcode::Loop) --loop_depth_;
   ctrls_.pop_back();
   return true;
 }
@@ -551,6 +583,11 @@ bool CodeValidator::variable(Opcode op) {
   }
   ValType t;
   if (!local_type(index, t)) return false;
+  if (index < local_weights_.size()) {
+    // 4^depth, saturating: an access in a loop nest outweighs many outside it.
+    const uint32_t w = 1u << std::min<uint32_t>(2 * loop_depth_, 24);
+    local_weights_[index] = std::max(local_weights_[index], local_weights_[index] + w);
+  }
   if (op == Opcode::LocalGet) {
     push(t);
     return true;

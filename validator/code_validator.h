@@ -203,6 +203,10 @@ class CodeValidator {
   std::vector<ControlFrame> ctrls_;
   std::vector<LocalRun> locals_;
   std::vector<ValType> local_types_;  // the first kExpandedLocals locals, one entry each
+  // Accesses of those locals, weighted by loop nesting (FunctionInfo::hot_locals).
+  std::vector<uint32_t> local_weights_;
+  uint32_t loop_depth_ = 0;
+  void rank_hot_locals(FunctionInfo& info);
   uint32_t num_locals_ = 0;
   uint32_t slots_ = 0;
   uint32_t max_slots_ = 0;

@@ -5,6 +5,7 @@
 // One validator for every path; it emits the side tables executors consume.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +47,13 @@ struct FunctionInfo {
   // Whether the body has an instruction that accesses linear memory (loads,
   // stores, memory.*): the JIT keeps memory registers only in those functions.
   bool uses_memory = false;
+  // The locals most worth keeping in registers, hottest first: ranked by
+  // accesses (local.get/set/tee), each weighted 4^(enclosing loops), among
+  // the first kExpandedLocals locals; only locals accessed at least twice.
+  // The JIT pins the first of them that fit its registers (jit/compiler.h).
+  static constexpr size_t kMaxHotLocals = 12;
+  std::array<uint32_t, kMaxHotLocals> hot_locals{};
+  uint8_t num_hot_locals = 0;
   // Fiber extension. Suspension points in body order (ascending body_offset).
   std::vector<SuspensionPoint> suspension_points;
   // The function-level clauses in textual order: the handler scope of a fresh

@@ -44,11 +44,17 @@ struct Registers {
   // prologue saves the pinned ones and the frame record alone.
   static constexpr Reg kAllocatable[] = {reg::x0, reg::x1, reg::x2,  reg::x3,  reg::x4,  reg::x5,  reg::x6, reg::x7,
                                          reg::x8, reg::x9, reg::x10, reg::x11, reg::x12, reg::x13, reg::x14};
+  // Registers that hold a function's hottest locals for the whole function
+  // (FunctionCompiler's pinned locals), taken from kAllocatable: caller-saved,
+  // reloaded after every call; nine stay with the operand stack.
+  static constexpr Reg kPinnableLocals[] = {reg::x14, reg::x13, reg::x12, reg::x8, reg::x7, reg::x6};
   // v8–v15 are callee-saved (their low halves): not handed out. v30/v31 are
   // the macro-assembler's for float operations on general-register operands.
   static constexpr FReg kFloatScratch0 = 30, kFloatScratch1 = 31;
   static constexpr FReg kFloatAllocatable[] = {0,  1,  2,  3,  4,  5,  6,  7,  16, 17, 18,
                                                19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29};
+  // Float locals pinned for the whole function: eight, fourteen stay with the stack.
+  static constexpr FReg kFloatPinnableLocals[] = {29, 28, 27, 26, 25, 24, 23, 22};
 
   // Callee-saved registers a prologue saves after the frame record (x29, x30):
   // the pinned roles; without memory instructions only the first two. Pairs,

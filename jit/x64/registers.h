@@ -34,10 +34,18 @@ struct Registers {
   // prologue).
   static constexpr Reg kAllocatable[] = {reg::rax, reg::rcx, reg::rdx, reg::rsi, reg::rdi,
                                          reg::r8,  reg::r9,  reg::r10, reg::r15};
+  // Registers that hold a function's hottest locals for the whole function
+  // (FunctionCompiler's pinned locals), taken from kAllocatable: r15 and three
+  // caller-saved registers no fixed sequence outside calls uses (they are
+  // argument or fiber-switch registers, reloaded after every call). Five
+  // registers stay with the operand stack, enough for divide's rdx:rax.
+  static constexpr Reg kPinnableLocals[] = {reg::r15, reg::r10, reg::r9, reg::r8};
   // Float registers the cache hands out; kFloatScratch0/1 are the
   // macro-assembler's for float operations on general-register operands.
   static constexpr FReg kFloatScratch0 = 0, kFloatScratch1 = 1;
   static constexpr FReg kFloatAllocatable[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  // Float locals pinned for the whole function: six of them, eight stay with the stack.
+  static constexpr FReg kFloatPinnableLocals[] = {15, 14, 13, 12, 11, 10};
 
   // Callee-saved registers a prologue saves: the pinned roles and r15. A
   // function without memory instructions never writes kMemoryBase/kMemorySize
