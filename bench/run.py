@@ -71,6 +71,10 @@ KERNELS = [
     Kernel("interp", "18000", "1000"),
     Kernel("crc32", "27", "1"),
     Kernel("strings", "70000", "2000"),
+    Kernel("tree_walk", "30", "1"),
+    Kernel("spectral_norm", "1250", "200"),
+    Kernel("base64", "625", "25"),
+    Kernel("json_tokenize", "150", "5"),
 ]
 
 # Fiber benchmarks: sizes (full, quick).
