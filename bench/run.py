@@ -332,7 +332,9 @@ def make_engines(weft: Path, jit: bool) -> list[Engine]:
         engines.append(Engine("weft-jit", (str(weft), "run", "--tier=jit"), "wasm"))
     engines += [
         Engine("node", node + (runner,), "wasm"),
-        Engine("liftoff", node + ("--liftoff", "--no-wasm-tier-up", runner), "wasm"),
+        # Liftoff alone: in V8 11 (node 20) --no-wasm-tier-up does not stop
+        # dynamic tiering from promoting hot functions to TurboFan.
+        Engine("liftoff", node + ("--liftoff", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering", runner), "wasm"),
         Engine("turbofan", node + ("--no-liftoff", runner), "wasm"),
         Engine("wasm-interp", ("wasm-interp", "--dummy-import-func", "--run-all-exports"), "no-wasi"),
     ]
