@@ -67,8 +67,9 @@ demo: build
 
 # Benchmarks (no timing assertions anywhere; docs/performance.md): builds weft
 # and fiber_switch in build-bench, the kernels and fiber programs with gcc/clang,
-# runs native, weft, node (default, Liftoff, TurboFan), wasm-interp and Boost.Context
-# round-robin and prints one table with the P1-P8 lines. Fails only on a checksum
+# runs native, weft, node (default, pinned Liftoff, TurboFan), WAMR fast-jit (when
+# scripts/build-wamr.sh has built it; the column is left out otherwise), wasm-interp
+# and Boost.Context round-robin and prints one table with the P1-P8 lines. Fails only on a checksum
 # mismatch or a failed run. bench-quick: small sizes, one run each (~1 min, for CI).
 # Then the async-I/O load test: the fiber echo server holding 10,000 loopback
 # connections on each tier (bench/echo_load.py; fails if a byte is lost).

@@ -19,7 +19,10 @@ is non-zero only when a checksum mismatches, a program fails, or a build fails.
 P7 (compile speed) runs bench/compile_speed, which the driver builds in
 BUILD_DIR, on a large module it generates with `wasm-opt -ttf`.
 
-Usage: bench/run.py [--quick] [--build-dir DIR] [--runs N] [--only NAME,...]
+The kernel table has a wamr-fast-jit column when WAMR's iwasm is found
+(--wamr, $WEFT_WAMR, or where scripts/build-wamr.sh puts it).
+
+Usage: bench/run.py [--quick] [--build-dir DIR] [--runs N] [--only NAME,...] [--wamr IWASM]
 """
 
 from __future__ import annotations
@@ -71,6 +74,10 @@ KERNELS = [
     Kernel("interp", "18000", "1000"),
     Kernel("crc32", "27", "1"),
     Kernel("strings", "70000", "2000"),
+    Kernel("tree_walk", "30", "1"),
+    Kernel("spectral_norm", "1250", "200"),
+    Kernel("base64", "625", "25"),
+    Kernel("json_tokenize", "150", "5"),
 ]
 
 # Fiber benchmarks: sizes (full, quick).
@@ -317,7 +324,30 @@ def node_command() -> tuple[str, ...]:
     return ("node", "--no-warnings") + (("--experimental-wasi-unstable-preview1",) if major < 20 else ())
 
 
-def make_engines(weft: Path, jit: bool) -> list[Engine]:
+# Where scripts/build-wamr.sh puts iwasm unless told otherwise (WAMR_PREFIX).
+WAMR_DEFAULT = Path.home() / ".cache" / "weft-peers" / "wamr" / "bin" / "iwasm"
+
+
+def find_wamr(explicit: str | None) -> tuple[Path | None, str]:
+    """WAMR's iwasm built with the fast JIT: --wamr PATH, else $WEFT_WAMR, else
+    build-wamr.sh's default path. Returns (path or None, why not). A path named
+    on the command line must work; the others are optional peers."""
+    candidate = explicit or os.environ.get("WEFT_WAMR") or str(WAMR_DEFAULT)
+    how = "--wamr" if explicit else "$WEFT_WAMR" if os.environ.get("WEFT_WAMR") else "default path"
+    path = Path(candidate).expanduser()
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        return None, f"no iwasm at {path} ({how})"
+    try:
+        help_text = subprocess.run([str(path), "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return None, f"{path} ({how}) does not run: {error}"
+    if "--fast-jit" not in help_text:
+        return None, f"{path} ({how}) was built without the fast JIT (`iwasm --help` offers no --fast-jit)"
+    return path, ""
+
+
+def make_engines(weft: Path, jit: bool, wamr: Path | None = None) -> list[Engine]:
     node = node_command()
     runner = str(BENCH / "node_wasi.mjs")
     engines = [
@@ -328,10 +358,15 @@ def make_engines(weft: Path, jit: bool) -> list[Engine]:
         engines.append(Engine("weft-jit", (str(weft), "run", "--tier=jit"), "wasm"))
     engines += [
         Engine("node", node + (runner,), "wasm"),
-        Engine("liftoff", node + ("--liftoff", "--no-wasm-tier-up", runner), "wasm"),
+        # Liftoff alone: in V8 11 (node 20) --no-wasm-tier-up does not stop
+        # dynamic tiering from promoting hot functions to TurboFan.
+        Engine("liftoff", node + ("--liftoff", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering", runner), "wasm"),
         Engine("turbofan", node + ("--no-liftoff", runner), "wasm"),
-        Engine("wasm-interp", ("wasm-interp", "--dummy-import-func", "--run-all-exports"), "no-wasi"),
     ]
+    if wamr:
+        # The running mode is named, not left to the build's default.
+        engines.append(Engine("wamr-fast-jit", (str(wamr), "--fast-jit"), "wasm"))
+    engines.append(Engine("wasm-interp", ("wasm-interp", "--dummy-import-func", "--run-all-exports"), "no-wasi"))
     return engines
 
 
@@ -699,8 +734,23 @@ def verdict(met: bool) -> str:
     return "**met**" if met else "**missed**"
 
 
+def jit_table(net: dict, names: list[str]) -> list[str]:
+    """weft-jit's time over each other engine's, per kernel and as a geomean:
+    the JIT against native and the other JITs (wabt's interpreter, a floor,
+    is left out)."""
+    peers = [e for e in names if e not in ("weft-interp", "weft-jit", "wasm-interp")]
+    header = ["benchmark"] + [f"weft-jit/{p}" for p in peers]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for kernel, times in net.items():
+        lines.append("| " + " | ".join([kernel] + [fmt_ratio(times["weft-jit"] / times[p]) for p in peers]) + " |")
+    row = ["**geomean**"] + [fmt_ratio(geomean([t["weft-jit"] / t[p] for t in net.values()])) for p in peers]
+    lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
 def report(net: dict, startup: dict, startup_wall: dict, engines: list[Engine], fibers: FiberResults | None,
-           p1: tuple[float, float] | None, jit: bool, p7: dict[str, float] | None = None) -> str:
+           p1: tuple[float, float] | None, jit: bool, p7: dict[str, float] | None = None,
+           wamr_absent: str = "") -> str:
     names = [e.name for e in engines]
     peers = [e for e in names if e not in ("weft-interp", "weft-jit")]
     lines = []
@@ -722,6 +772,12 @@ def report(net: dict, startup: dict, startup_wall: dict, engines: list[Engine], 
         if not jit:
             lines.append("")
             lines.append("weft-jit: JIT not built (`weft run --help` offers no jit tier) — no column.")
+        if wamr_absent:
+            lines.append("")
+            lines.append(f"wamr-fast-jit: {wamr_absent} — no column.")
+        if jit:
+            lines.append("")
+            lines += jit_table(net, names)
         lines.append("")
 
     lines.append("| target | measured (this run) | reference (this run) | target | verdict |")
@@ -771,7 +827,9 @@ def report(net: dict, startup: dict, startup_wall: dict, engines: list[Engine], 
         if jit:
             jit_ratio = geomean([t["weft-jit"] / t["native"] for t in net.values()])
             liftoff = geomean([t["liftoff"] / t["native"] for t in net.values()])
-            target_row("P6", f"weft-jit geomean {jit_ratio:.2f}× native", f"Liftoff {liftoff:.2f}×",
+            wamr = (f", WAMR fast-jit {geomean([t['wamr-fast-jit'] / t['native'] for t in net.values()]):.2f}×"
+                    if "wamr-fast-jit" in names else "")
+            target_row("P6", f"weft-jit geomean {jit_ratio:.2f}× native", f"Liftoff {liftoff:.2f}×{wamr}",
                        verdict(jit_ratio <= 1.7))
         else:
             liftoff = geomean([t["liftoff"] / t["native"] for t in net.values()])
@@ -920,6 +978,10 @@ def main() -> int:
                                            "sweep and the callgrind counts), 'depth' (the depth sweep alone), "
                                            "'callgrind' (the instruction counts alone), 'compile' (P7)")
     parser.add_argument("--output", help="also write the report to this file")
+    parser.add_argument("--wamr", metavar="IWASM",
+                        help="WAMR's iwasm built with the fast JIT, for the wamr-fast-jit column (default: "
+                             "$WEFT_WAMR, else ~/.cache/weft-peers/wamr/bin/iwasm if present; "
+                             "scripts/build-wamr.sh builds it)")
     args = parser.parse_args()
 
     build_dir = (ROOT / args.build_dir).resolve() if not Path(args.build_dir).is_absolute() else Path(args.build_dir)
@@ -947,6 +1009,13 @@ def main() -> int:
     if valgrind_missing:
         progress("bench: valgrind not found: no instruction counts (apt install valgrind)")
         run_instructions = False
+    wamr, wamr_absent = find_wamr(args.wamr) if run_kernel_table else (None, "")
+    if args.wamr and wamr is None:
+        print(f"bench: --wamr: {wamr_absent}", file=sys.stderr)
+        return 2
+    if wamr_absent:
+        wamr_absent += "; build it with scripts/build-wamr.sh or name it with --wamr"
+        progress(f"bench: wamr-fast-jit column absent: {wamr_absent}")
     runs = args.runs or (1 if args.quick else 5)
     timeout = 120.0 if args.quick else 900.0
 
@@ -959,7 +1028,7 @@ def main() -> int:
         for cmd in log:
             progress(f"  {cmd}")
         jit = weft_has_jit(weft)
-        engines = make_engines(weft, jit)
+        engines = make_engines(weft, jit, wamr)
         net, startup, startup_wall = {}, {}, {}
         if run_kernel_table:
             progress(f"bench: kernels, {runs} run(s) per engine, round-robin: {', '.join(e.name for e in engines)}")
@@ -996,7 +1065,7 @@ def main() -> int:
             else ", round-robin")
     tables = []
     if net or fibers or p7 is not None:  # the P1-P8 lines (none for --only depth/callgrind)
-        tables.append(report(net, startup, startup_wall, engines, fibers, p1, jit, p7))
+        tables.append(report(net, startup, startup_wall, engines, fibers, p1, jit, p7, wamr_absent))
     if fibers or depth or instructions:
         tables.append(fiber_tables(fibers, depth, instructions, p1, runs, args.clock))
     if depth_probe:
