@@ -39,20 +39,22 @@ namespace role_checks {
 using R = Registers;
 using reg_list::contains;
 static_assert(R::kContext != R::kFrame && R::kMemoryBase != R::kMemorySize && R::kContext != R::kMemoryBase &&
-                  R::kFrame != R::kMemorySize,
+                  R::kFrame != R::kMemorySize && R::kDepth != R::kContext && R::kDepth != R::kFrame &&
+                  R::kDepth != R::kMemoryBase && R::kDepth != R::kMemorySize,
               "pinned roles are distinct");
-static_assert(R::is_callee_saved(R::kContext) && R::is_callee_saved(R::kFrame) &&
+static_assert(R::is_callee_saved(R::kContext) && R::is_callee_saved(R::kFrame) && R::is_callee_saved(R::kDepth) &&
                   R::is_callee_saved(R::kMemoryBase) && R::is_callee_saved(R::kMemorySize),
-              "pinned roles survive calls");
-static_assert(contains(R::kSaved, R::kContext) && contains(R::kSaved, R::kFrame) &&
-                  contains(R::kSaved, R::kMemoryBase) && contains(R::kSaved, R::kMemorySize) &&
-                  contains(R::kSavedWithoutMemory, R::kContext) && contains(R::kSavedWithoutMemory, R::kFrame),
-              "a prologue saves every pinned register it writes");
+              "pinned roles survive calls into C (helpers, the host adapter's callees)");
+static_assert(contains(R::kHostSaved, R::kContext) && contains(R::kHostSaved, R::kFrame) &&
+                  contains(R::kHostSaved, R::kMemoryBase) && contains(R::kHostSaved, R::kMemorySize) &&
+                  contains(R::kHostSaved, R::kDepth),
+              "the host entry saves every pinned register JIT code writes");
 static_assert(reg_list::distinct(R::kAllocatable), "the cache hands out each register once");
 static_assert(!contains(R::kAllocatable, R::kContext) && !contains(R::kAllocatable, R::kFrame) &&
                   !contains(R::kAllocatable, R::kMemoryBase) && !contains(R::kAllocatable, R::kMemorySize) &&
                   !contains(R::kAllocatable, R::kScratch),
               "pinned and scratch registers are never allocated");
+static_assert(!contains(R::kAllocatable, R::kDepth), "the depth register is never allocated");
 static_assert(std::size(R::kAllocatable) <= 32 && std::size(R::kFloatAllocatable) <= 32, "register masks are 32 bits");
 static_assert(contains(R::kAllocatable, R::kReturn) && contains(R::kAllocatable, R::kReturn2),
               "a helper's result is pushed as an operand-stack register");
@@ -61,11 +63,11 @@ constexpr bool saves_allocated_callee_saved(const Reg* saved_begin, const Reg* s
     if (R::is_callee_saved(r) && !reg_list::contains(saved_begin, saved_end, r)) return false;
   return true;
 }
-static_assert(saves_allocated_callee_saved(std::begin(R::kSaved), std::end(R::kSaved)) &&
-                  saves_allocated_callee_saved(std::begin(R::kSavedWithoutMemory), std::end(R::kSavedWithoutMemory)),
-              "every callee-saved register the cache hands out is saved by the prologue");
+static_assert(saves_allocated_callee_saved(std::begin(R::kHostSaved), std::end(R::kHostSaved)),
+              "every callee-saved register the cache hands out is saved by the host entry");
 static_assert(R::kCallee != R::kTemp0 && R::kCallee != R::kArg[0] && R::kCallee != R::kArg[1],
               "a tail call's argument moves and the entry arguments keep the callee");
+static_assert(R::kCallee == R::kArg[2], "the callee's FuncInstance is NativeEntry's `self`: the host adapter passes it on");
 static_assert(R::kArg[3] != R::kScratch && R::kArg[4] != R::kScratch, "helper arguments survive call_absolute");
 constexpr bool pins_are_allocatable() {
   for (Reg r : R::kPinnableLocals)

@@ -1,8 +1,10 @@
-// Calls. Every callee — JIT code, interpreter trampoline or host trampoline —
-// is entered through FuncInstance::native_entry with the same convention
-// (jit/context.h), so direct and indirect calls are one sequence: spill the
-// stack (arguments land in their canonical slots, which become the callee's
-// frame), call, check for a trap, reload the memory registers.
+// Calls. Every callee is entered through FuncInstance::jit_entry in JIT
+// code's own convention (jit/<arch>/registers.h): its code, or the host
+// adapter that passes the call on to a trampoline into the interpreter or the
+// host function (FuncInstance::native_entry). So direct and indirect calls are
+// one sequence: spill the stack (arguments land in their canonical slots,
+// which become the callee's frame), call, check for a trap, reload the memory
+// registers and pinned locals.
 #include "jit/compiler.h"
 #include "jit/context.h"
 
@@ -11,11 +13,8 @@ namespace weft::jit {
 namespace {
 constexpr Reg kCtx = Registers::kContext, kFp = Registers::kFrame, kCallee = Registers::kCallee;
 constexpr const Reg* kArg = Registers::kArg;
-int32_t native_entry_offset() {
-  static const int32_t offset = [] {
-    runtime::FuncInstance probe;
-    return int32_t(reinterpret_cast<const char*>(&probe.native_entry) - reinterpret_cast<const char*>(&probe));
-  }();
+int32_t jit_entry_offset() {
+  static const int32_t offset = func_entry_offset(&runtime::FuncInstance::jit_entry);
   return offset;
 }
 
@@ -37,9 +36,8 @@ void FunctionCompiler::check_call_result() {
 // Expects the callee FuncInstance* in kCallee and the stack spilled.
 void FunctionCompiler::call_function(const runtime::FuncInstance*, uint32_t params, uint32_t results) {
   uint32_t first = height() - params;
-  masm_.move(kArg[0], kCtx);
   masm_.address_of(kArg[1], kFp, stack_disp(first));
-  masm_.call_indirect_mem(kCallee, native_entry_offset());
+  masm_.call_indirect_mem(kCallee, jit_entry_offset());
   check_call_result();
   truncate(first);
   push_slots(results);
@@ -71,13 +69,12 @@ void FunctionCompiler::tail_call_function(uint32_t params) {
     masm_.load64(Registers::kTemp0, kFp, stack_disp(first + i));
     masm_.store64(kFp, slot_disp(i), Registers::kTemp0);
   }
-  // The callee's context and frame, before leave_frame restores the pinned
-  // registers; it checks its own frame and depth on entry (its prologue), and
+  // The callee's frame is this one, taken before leave_frame restores the
+  // caller's; it checks its own frame and depth on entry (its prologue), and
   // counts itself.
-  masm_.move(kArg[0], kCtx);
   masm_.move(kArg[1], kFp);
-  leave_frame(/*count_depth=*/true);
-  masm_.jump_indirect_mem(kCallee, native_entry_offset());  // it returns to our caller
+  leave_frame();
+  masm_.jump_indirect_mem(kCallee, jit_entry_offset());  // it returns to our caller
   truncate(first);
   mark_unreachable();
 }

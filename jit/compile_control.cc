@@ -18,7 +18,6 @@ constexpr Reg kCtx = Registers::kContext, kFp = Registers::kFrame, kScratch = Re
 constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
 constexpr int32_t ctx_native_limit = int32_t(offsetof(JitContext, native_limit));
 constexpr int32_t stack_limit = int32_t(offsetof(runtime::ExecStack, limit));
-constexpr int32_t stack_depth = int32_t(offsetof(runtime::ExecStack, depth));
 constexpr int32_t stack_max_depth = int32_t(offsetof(runtime::ExecStack, max_depth));
 constexpr int32_t ctx_fuel = int32_t(offsetof(JitContext, fuel));
 }  // namespace
@@ -62,23 +61,23 @@ void FunctionCompiler::charge_fuel_bulk(uint32_t position, uint8_t shift) {
   free_reg(amount);
 }
 
+// JIT code's own convention (jit/<arch>/registers.h): kContext and kDepth
+// are set, the frame comes in kArg[1]. The frame is counted first, so that
+// every exit, trap paths included, uncounts it.
 void FunctionCompiler::prologue() {
-  masm_.enter_frame(uses_memory_);
-  masm_.move(kCtx, Registers::kArg[0]);
+  masm_.enter_frame();
   masm_.move(kFp, Registers::kArg[1]);
+  masm_.int_op_imm(IntOp::Add, false, Registers::kDepth, 1);
   Label overflow = trap_label(runtime::TrapKind::CallStackExhausted);
   masm_.compare_stack_pointer(kCtx, ctx_native_limit);
   masm_.jump_if_below(overflow);
   constexpr Reg t0 = Registers::kTemp0, t1 = Registers::kTemp1, t2 = Registers::kTemp2;
   masm_.load64(kScratch, kCtx, ctx_stack);
-  masm_.load32(t0, kScratch, stack_depth);
-  masm_.load32(t1, kScratch, stack_max_depth);
-  masm_.compare(false, t0, t1);
-  masm_.jump_if(Cond::GeU, overflow);
+  masm_.compare_mem(false, Registers::kDepth, kScratch, stack_max_depth);  // frames + 1 > max_depth
+  masm_.jump_if(Cond::GtU, overflow);
   masm_.address_of(t0, kFp, slot_disp(frame_slots_));
   masm_.compare_mem64(t0, kScratch, stack_limit);
   masm_.jump_if_above(overflow);
-  masm_.add_mem32_imm(kScratch, stack_depth, 1);
   // Declared locals start at zero.
   uint32_t params = uint32_t(type_.params.size());
   if (num_locals_ > params) {
@@ -101,21 +100,16 @@ void FunctionCompiler::prologue() {
   check_interrupt();
 }
 
-void FunctionCompiler::leave_frame(bool count_depth) {
-  if (count_depth) {
-    masm_.load64(kScratch, kCtx, ctx_stack);
-    masm_.add_mem32_imm(kScratch, stack_depth, -1);
-  }
-  masm_.leave_frame(uses_memory_);
+void FunctionCompiler::leave_frame() {
+  masm_.int_op_imm(IntOp::Sub, false, Registers::kDepth, 1);
+  masm_.leave_frame();
 }
 
 void FunctionCompiler::epilogue_and_stubs() {
   masm_.bind(return_label_);
-  masm_.load64(kScratch, kCtx, ctx_stack);
-  masm_.add_mem32_imm(kScratch, stack_depth, -1);
   masm_.move_imm(Registers::kReturn, 0);
-  masm_.bind(exit_label_);
-  leave_frame(/*count_depth=*/false);  // counted above (trap paths enter at exit_label_)
+  masm_.bind(exit_label_);  // trap paths too, with kReturn = 1
+  leave_frame();
   masm_.return_to_caller();
   fiber_stubs();  // may add trap labels: bound below
 
@@ -195,8 +189,33 @@ void FunctionCompiler::else_frame() {
   f.unreachable = false;
 }
 
+// A function's one result goes from wherever it is straight to the frame
+// base, where the caller reads it, and is popped; the values below it are
+// dead (the code returns next), so nothing else is spilled. (They stay on the
+// abstract stack: the frames around end as after any branch.)
+void FunctionCompiler::return_single_value() {
+  const uint32_t slot = control_.front().target_slot;
+  if (stack_.back().loc == Loc::Float) {
+    masm_.fp_store(kFp, slot_disp(slot), stack_.back().reg);
+  } else if (const StackValue& v = stack_.back(); v.loc == Loc::Const && int64_t(v.imm) == int64_t(int32_t(v.imm))) {
+    masm_.store64_imm(kFp, slot_disp(slot), int32_t(v.imm));
+  } else {
+    Reg r = pop_to_reg();
+    masm_.store64(kFp, slot_disp(slot), r);
+    push_reg(r);
+  }
+  pop_discard();
+  forget_mirrors();
+}
+
 void FunctionCompiler::end_frame() {
   ControlFrame f = control_.back();
+  if (f.kind == ControlFrame::Kind::Function && !f.unreachable && f.results == 1) {
+    return_single_value();  // falls through to return_label_, bound next
+    truncate(f.height);
+    control_.pop_back();
+    return;
+  }
   if (!f.unreachable) spill_all();
   truncate(f.height);
   switch (f.kind) {
@@ -271,8 +290,13 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       return {};
     }
     case Opcode::Return: {
-      spill_all();
-      branch_to(control_.front());
+      if (control_.front().results == 1) {
+        return_single_value();
+        masm_.jump(control_.front().label);
+      } else {
+        spill_all();
+        branch_to(control_.front());
+      }
       mark_unreachable();
       return {};
     }

@@ -167,8 +167,8 @@ class FunctionCompiler {
   // as by a return, and the callee is jumped to — it returns to our caller.
   void tail_call_function(uint32_t params);
   void resolve_indirect_callee(const Instruction& imm);  // call_indirect's target into Registers::kCallee
-  // Undoes the prologue: the call depth (when `count_depth`) and the saved registers.
-  void leave_frame(bool count_depth);
+  // Undoes the prologue: uncounts the frame (kDepth), restores the caller's frame.
+  void leave_frame();
   // The next instruction from reader_, or why it cannot be compiled.
   Result<void> read_instruction(Instruction& insn);
 
@@ -210,6 +210,7 @@ class FunctionCompiler {
   void prologue();
   void epilogue_and_stubs();
   void branch_to(ControlFrame& target);           // moves + jump (stack spilled)
+  void return_single_value();  // a one-result function's result to its slot; the stack emptied
   bool branch_needs_moves(const ControlFrame& target) const;
   void move_branch_values(const ControlFrame& target);
   void end_frame();

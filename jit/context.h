@@ -35,6 +35,13 @@ struct JitContext;
 // `self` is the FuncInstance being called (used by the generic trampolines).
 using NativeEntry = uint32_t (*)(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self);
 
+// The byte offset of one of FuncInstance's entry pointers, which generated
+// code reads (FuncInstance is not standard-layout: offsetof is not portable).
+inline int32_t func_entry_offset(void* runtime::FuncInstance::*field) {
+  const runtime::FuncInstance probe;
+  return int32_t(reinterpret_cast<const char*>(&(probe.*field)) - reinterpret_cast<const char*>(&probe));
+}
+
 // The trap being propagated out of JIT frames.
 struct TrapState {
   std::optional<Error> error;
@@ -58,6 +65,8 @@ struct JitContext {
   interpreter::Interpreter* interp = nullptr;  // runs fallback functions; owns the fiber runtime
   TrapState* trap = nullptr;
   uintptr_t root_native_limit = 0;  // native_limit while on the thread's own stack
+  // FuncInstance::jit_entry of functions that are not JIT code (the host adapter).
+  void* host_adapter = nullptr;
 };
 static_assert(std::is_standard_layout_v<JitContext>);
 static_assert(std::is_standard_layout_v<runtime::ExecStack>);

@@ -28,9 +28,57 @@ JitExecutor::JitExecutor(runtime::Store& store) : store_(store), interp_(store) 
   ctx_.interp_stack = interp_.current_stack_slot();
   ctx_.trap = &trap_;
   interp_.fiber_runtime().set_body_runner(this);
+  emit_stubs();
 }
 
 JitExecutor::~JitExecutor() = default;
+
+namespace {
+// The stubs between the host's C convention and JIT code's (macro-assembler
+// emit_host_entry, emit_host_adapter): made once per process and never
+// freed, because a FuncInstance may outlive the store that prepared it (a
+// host function imported into several stores keeps its jit_entry).
+struct EntryStubs {
+  void* host_entry = nullptr;
+  void* host_clause_entry = nullptr;
+  void* host_adapter = nullptr;
+};
+
+const EntryStubs& entry_stubs() {
+  static const EntryStubs stubs = [] {
+    static asmjit::JitRuntime memory;
+    EntryStubs made;
+    asmjit::CodeHolder holder;
+    holder.init(memory.environment());
+    MacroAssembler masm(holder);
+    constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
+    constexpr int32_t stack_depth = int32_t(offsetof(runtime::ExecStack, depth));
+    const size_t entry = masm.offset();
+    masm.emit_host_entry(func_entry_offset(&runtime::FuncInstance::jit_entry), ctx_stack, stack_depth);
+    masm.align_code();
+    const size_t clause_entry = masm.offset();
+    masm.emit_host_entry(func_entry_offset(&runtime::FuncInstance::native_clause_entry), ctx_stack, stack_depth);
+    masm.align_code();
+    const size_t adapter = masm.offset();
+    masm.emit_host_adapter(func_entry_offset(&runtime::FuncInstance::native_entry), ctx_stack, stack_depth);
+    void* base = nullptr;
+    // Without them no code can be entered: every function stays interpreted.
+    if (!masm.error().empty() || memory.add(&base, &holder) != asmjit::kErrorOk) return made;
+    made.host_entry = static_cast<char*>(base) + entry;
+    made.host_clause_entry = static_cast<char*>(base) + clause_entry;
+    made.host_adapter = static_cast<char*>(base) + adapter;
+    return made;
+  }();
+  return stubs;
+}
+}  // namespace
+
+void JitExecutor::emit_stubs() {
+  const EntryStubs& stubs = entry_stubs();
+  host_entry_ = stubs.host_entry;
+  host_clause_entry_ = stubs.host_clause_entry;
+  ctx_.host_adapter = stubs.host_adapter;
+}
 
 Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   // Every function gets an interpreter record (the fallback path, and what
@@ -40,9 +88,12 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   WEFT_TRY(interp_.prepare_instance_lazily(instance));
   const Module& module = *instance.module;
   const uint32_t imported = module.num_imported_functions();
-  for (runtime::FuncInstance* f : instance.functions)
+  for (runtime::FuncInstance* f : instance.functions) {
     if (!f->native_entry)
       f->native_entry = reinterpret_cast<void*>(f->is_host() ? &weft_jit_enter_host : &weft_jit_enter_interpreter);
+    if (!f->jit_entry) f->jit_entry = ctx_.host_adapter;
+  }
+  if (!host_entry_) return {};  // the stubs could not be made: nothing is compiled
   runtime::MemoryInstance* memory = instance.memories.empty() ? &no_memory_ : instance.memories[0];
 
   // All functions go into one code buffer, added to executable memory at once:
@@ -97,7 +148,8 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     for (uint32_t i = 0; i < module.functions.size(); ++i) {
       if (code.ranges[i].second == 0) continue;
       runtime::FuncInstance* f = instance.functions[imported + i];
-      f->native_entry = static_cast<char*>(base) + code.ranges[i].first;
+      f->jit_entry = static_cast<char*>(base) + code.ranges[i].first;
+      f->native_entry = host_entry_;
       if (clause_entries[i] != kNoClauseEntry) f->native_clause_entry = static_cast<char*>(base) + clause_entries[i];
     }
     stats_.compiled += compiled;
@@ -220,8 +272,9 @@ Result<void> JitExecutor::run(runtime::FuncInstance* fn, runtime::Slot* fp, cons
   void* entry = fn->native_entry;
   if (deliver_event) {
     // A fresh fiber's first event enters a function-level clause.
-    entry = fn->native_clause_entry;
-    if (!entry) return make_error(ErrorKind::Trap, runtime::trap_message(runtime::TrapKind::UnhandledEvent));
+    if (!fn->native_clause_entry)
+      return make_error(ErrorKind::Trap, runtime::trap_message(runtime::TrapKind::UnhandledEvent));
+    entry = host_clause_entry_;
     ctx_.event_tag = interp_.fiber_runtime().event_tag();
   }
   uint32_t status = reinterpret_cast<NativeEntry>(entry)(&ctx_, reinterpret_cast<uint64_t*>(fp), fn);

@@ -38,13 +38,19 @@ struct FuncInstance {
   Instance* instance = nullptr;  // defining instance; nullptr for host functions
   uint32_t index = 0;            // function index in the defining module
   void* compiled = nullptr;      // executor-owned code for Wasm functions (interpreter::CompiledFunction)
-  // The JIT tier's entry for this function (jit/context.h: NativeEntry):
-  // compiled code, or a trampoline into the interpreter or the host function.
-  // nullptr until an executor that uses it prepares the function.
+  // The JIT tier's entry for this function in the host's C convention
+  // (jit/context.h: NativeEntry): the host entry into its JIT code, or a
+  // trampoline into the interpreter or the host function. nullptr until an
+  // executor that uses it prepares the function.
   void* native_entry = nullptr;
-  // The JIT's entry for a fresh fiber that starts at one of this function's
-  // function-level event clauses (the event is read from the JitContext);
-  // nullptr when the function has no such clauses or is not JIT code.
+  // Its entry in JIT code's own convention (jit/<arch>/registers.h), which
+  // JIT callers call: its code, or the host adapter that passes the call on to
+  // native_entry.
+  void* jit_entry = nullptr;
+  // The JIT's entry (JIT code's convention) for a fresh fiber that starts at
+  // one of this function's function-level event clauses (the event is read
+  // from the JitContext); nullptr when the function has no such clauses or is
+  // not JIT code.
   void* native_clause_entry = nullptr;
   HostFunction host;             // host functions only
   std::string debug_name;

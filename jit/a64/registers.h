@@ -32,6 +32,8 @@ struct Registers {
   static constexpr Reg kFrame = reg::x20;
   static constexpr Reg kMemoryBase = reg::x21;
   static constexpr Reg kMemorySize = reg::x22;
+  // The call depth (ExecStack::depth) while JIT code runs (see x86-64's registers.h).
+  static constexpr Reg kDepth = reg::x23;
 
   // The compiler's scratch register, never allocated; the macro-assembler
   // may clobber it only where the contract says so (call_absolute, jump_table).
@@ -56,11 +58,11 @@ struct Registers {
   // Float locals pinned for the whole function: eight, fourteen stay with the stack.
   static constexpr FReg kFloatPinnableLocals[] = {29, 28, 27, 26, 25, 24, 23, 22};
 
-  // Callee-saved registers a prologue saves after the frame record (x29, x30):
-  // the pinned roles; without memory instructions only the first two. Pairs,
-  // so the stack pointer stays 16-byte aligned.
-  static constexpr Reg kSaved[] = {reg::x19, reg::x20, reg::x21, reg::x22};
-  static constexpr Reg kSavedWithoutMemory[] = {reg::x19, reg::x20};
+  // Calls between JIT functions: weft's own convention, as on x86-64 (see
+  // jit/x64/registers.h); a function saves its frame record (x29, x30) and
+  // kFrame. The host entry saves kHostSaved after the frame record, in pairs
+  // (x24 pads the last pair), so the stack pointer stays 16-byte aligned.
+  static constexpr Reg kHostSaved[] = {reg::x19, reg::x20, reg::x21, reg::x22, reg::x23, reg::x24};
   static constexpr bool is_callee_saved(Reg r) { return r >= reg::x19 && r <= reg::x28; }
 
   // ---- calls (AAPCS64) ----------------------------------------------------------
@@ -90,8 +92,7 @@ struct Registers {
 // ---- consistency: the checks every backend passes are in jit/backend.h;
 // these are AArch64's own.
 using R = Registers;
-static_assert(std::size(R::kSaved) % 2 == 0 && std::size(R::kSavedWithoutMemory) % 2 == 0,
-              "saved in pairs: the stack pointer stays 16-byte aligned");
+static_assert(std::size(R::kHostSaved) % 2 == 0, "saved in pairs: the stack pointer stays 16-byte aligned");
 constexpr bool allocatable_are_caller_saved() {
   for (Reg r : R::kAllocatable)
     if (R::is_callee_saved(r) || r > reg::x15 || r == R::kAsmScratch || r == R::kAsmScratch2) return false;

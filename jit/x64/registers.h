@@ -24,14 +24,18 @@ struct Registers {
   static constexpr Reg kFrame = reg::rbx;       // frame base: locals, then the operand slots
   static constexpr Reg kMemoryBase = reg::r13;  // linear memory data (functions that use memory)
   static constexpr Reg kMemorySize = reg::r14;  // linear memory size in bytes
+  // The call depth (ExecStack::depth) while JIT code runs: counted in a
+  // register instead of memory, so calls do not form a chain of
+  // read-modify-writes through one memory word (docs/architecture.md, "Calls").
+  static constexpr Reg kDepth = reg::rbp;
 
   // The compiler's scratch register, never allocated; the macro-assembler
   // also clobbers it (call_absolute, jump_table, address constants).
   static constexpr Reg kScratch = reg::r11;
 
   // ---- the cache: values of the operand stack ---------------------------------
-  // Caller-saved registers first (no save needed), then r15 (saved by every
-  // prologue).
+  // Caller-saved registers first (no save needed), then r15 (saved by the host
+  // entry; JIT functions may clobber it).
   static constexpr Reg kAllocatable[] = {reg::rax, reg::rcx, reg::rdx, reg::rsi, reg::rdi,
                                          reg::r8,  reg::r9,  reg::r10, reg::r15};
   // Registers that hold a function's hottest locals for the whole function
@@ -47,12 +51,16 @@ struct Registers {
   // Float locals pinned for the whole function: six of them, eight stay with the stack.
   static constexpr FReg kFloatPinnableLocals[] = {15, 14, 13, 12, 11, 10};
 
-  // Callee-saved registers a prologue saves: the pinned roles and r15. A
-  // function without memory instructions never writes kMemoryBase/kMemorySize
-  // and saves three. Five or three pushes after the return address both
-  // leave rsp 16-byte aligned at calls.
-  static constexpr Reg kSaved[] = {reg::rbx, reg::r12, reg::r13, reg::r14, reg::r15};
-  static constexpr Reg kSavedWithoutMemory[] = {reg::rbx, reg::r12, reg::r15};
+  // Calls between JIT functions use weft's own convention: kContext and
+  // kDepth are set, the callee's frame comes in kArg[1], its FuncInstance in
+  // kCallee; a function saves only kFrame (its caller's frame) and may
+  // clobber every other register — callers reload their memory registers and
+  // pinned locals after a call. The host's C calling convention meets it in
+  // two stubs (jit/executor.cc): the host entry saves kHostSaved (every
+  // callee-saved register JIT code writes) and sets kContext and kDepth; the
+  // host adapter, which JIT code calls for a callee that is not JIT code,
+  // stores kDepth and passes the context in kArg[0].
+  static constexpr Reg kHostSaved[] = {reg::rbp, reg::rbx, reg::r12, reg::r13, reg::r14, reg::r15};
   static constexpr bool is_callee_saved(Reg r) {
     return r == reg::rbx || r == reg::rbp || r == reg::r12 || r == reg::r13 || r == reg::r14 || r == reg::r15;
   }
@@ -86,8 +94,7 @@ struct Registers {
 // ---- consistency: the checks every backend passes are in jit/backend.h;
 // these are x86-64's own.
 using R = Registers;
-static_assert(std::size(R::kSaved) % 2 == 1 && std::size(R::kSavedWithoutMemory) % 2 == 1,
-              "an odd number of pushes after the return address keeps calls 16-byte aligned");
+static_assert(R::kFrame == reg::rbx, "a JIT function's one push is kFrame: rsp stays 16-byte aligned at calls");
 static_assert(!reg_list::contains(R::kAllocatable, reg::rsp), "the stack pointer is never allocated");
 static_assert(R::FiberSwitch::kSave != reg::rax && R::FiberSwitch::kSave != reg::rcx &&
                   R::FiberSwitch::kSave != reg::rdx && R::FiberSwitch::kDest != reg::rax &&
