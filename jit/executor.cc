@@ -34,8 +34,7 @@ JitExecutor::JitExecutor(runtime::Store& store) : store_(store), interp_(store) 
 JitExecutor::~JitExecutor() = default;
 
 namespace {
-// The stubs between the host's C convention and JIT code's (macro-assembler
-// emit_host_entry, emit_host_adapter): made once per process and never
+// The stubs between the host's C convention and JIT code's: made once per process and never
 // freed, because a FuncInstance may outlive the store that prepared it (a
 // host function imported into several stores keeps its jit_entry).
 struct EntryStubs {
@@ -53,14 +52,33 @@ const EntryStubs& entry_stubs() {
     MacroAssembler masm(holder);
     constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
     constexpr int32_t stack_depth = int32_t(offsetof(runtime::ExecStack, depth));
-    const size_t entry = masm.offset();
-    masm.emit_host_entry(func_entry_offset(&runtime::FuncInstance::jit_entry), ctx_stack, stack_depth);
-    masm.align_code();
-    const size_t clause_entry = masm.offset();
-    masm.emit_host_entry(func_entry_offset(&runtime::FuncInstance::native_clause_entry), ctx_stack, stack_depth);
-    masm.align_code();
+    using R = Registers;
+    // The host entry, a NativeEntry (ctx, fp, self): sets kContext and kDepth,
+    // calls the code at [self + target] in JIT code's convention (the frame
+    // passes through in kArg[1]), stores kDepth back, returns the status.
+    auto host_entry = [&](int32_t target) {
+      const size_t at = masm.offset();
+      masm.enter_host_frame();
+      masm.move(R::kContext, R::kArg[0]);
+      masm.load64(R::kScratch, R::kContext, ctx_stack);
+      masm.load32(R::kDepth, R::kScratch, stack_depth);
+      masm.call_indirect_mem(R::kArg[2], target);
+      masm.load64(R::kScratch, R::kContext, ctx_stack);
+      masm.store32(R::kScratch, stack_depth, R::kDepth);
+      masm.leave_host_frame();
+      masm.align_code();
+      return at;
+    };
+    const size_t entry = host_entry(func_entry_offset(&runtime::FuncInstance::jit_entry));
+    const size_t clause_entry = host_entry(func_entry_offset(&runtime::FuncInstance::native_clause_entry));
+    // The host adapter, which JIT code calls for a callee that is not JIT
+    // code: the depth to the stack, the context as kArg[0], then a jump to
+    // [self + native_entry] (a NativeEntry), which returns to the JIT caller.
     const size_t adapter = masm.offset();
-    masm.emit_host_adapter(func_entry_offset(&runtime::FuncInstance::native_entry), ctx_stack, stack_depth);
+    masm.load64(R::kScratch, R::kContext, ctx_stack);
+    masm.store32(R::kScratch, stack_depth, R::kDepth);
+    masm.move(R::kArg[0], R::kContext);
+    masm.jump_indirect_mem(R::kArg[2], func_entry_offset(&runtime::FuncInstance::native_entry));
     void* base = nullptr;
     // Without them no code can be entered: every function stays interpreted.
     if (!masm.error().empty() || memory.add(&base, &holder) != asmjit::kErrorOk) return made;

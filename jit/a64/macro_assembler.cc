@@ -576,31 +576,23 @@ void MacroAssembler::leave_frame() {
   asm_.ldp(x(reg::fp), x(reg::lr), asmjit::a64::ptr_post(asmjit::a64::sp, 32));
 }
 
-void MacroAssembler::emit_host_entry(int32_t target, int32_t ctx_stack, int32_t stack_depth) {
-  constexpr size_t saved = std::size(Registers::kHostSaved);
-  constexpr int32_t size = int32_t(16 + saved * 8);
-  const auto sp = asmjit::a64::sp;
-  asm_.stp(x(reg::fp), x(reg::lr), asmjit::a64::ptr_pre(sp, -size));
-  asm_.mov(x(reg::fp), sp);
-  for (size_t i = 0; i < saved; i += 2)
-    asm_.stp(x(Registers::kHostSaved[i]), x(Registers::kHostSaved[i + 1]), asmjit::a64::ptr(sp, int32_t(16 + i * 8)));
-  move(Registers::kContext, Registers::kArg[0]);
-  load64(Registers::kScratch, Registers::kContext, ctx_stack);
-  load32(Registers::kDepth, Registers::kScratch, stack_depth);
-  call_indirect_mem(Registers::kArg[2], target);  // kArg[1] (the frame) passes through
-  load64(Registers::kScratch, Registers::kContext, ctx_stack);
-  store32(Registers::kScratch, stack_depth, Registers::kDepth);
-  for (size_t i = 0; i < saved; i += 2)
-    asm_.ldp(x(Registers::kHostSaved[i]), x(Registers::kHostSaved[i + 1]), asmjit::a64::ptr(sp, int32_t(16 + i * 8)));
-  asm_.ldp(x(reg::fp), x(reg::lr), asmjit::a64::ptr_post(sp, size));
-  asm_.ret(x(reg::lr));
+// The frame record, then kHostSaved in pairs above it.
+namespace {
+constexpr int32_t kHostFrameSize = int32_t(16 + std::size(Registers::kHostSaved) * 8);
 }
-
-void MacroAssembler::emit_host_adapter(int32_t native_entry, int32_t ctx_stack, int32_t stack_depth) {
-  load64(Registers::kScratch, Registers::kContext, ctx_stack);
-  store32(Registers::kScratch, stack_depth, Registers::kDepth);
-  move(Registers::kArg[0], Registers::kContext);
-  jump_indirect_mem(Registers::kArg[2], native_entry);
+void MacroAssembler::enter_host_frame() {
+  const auto sp = asmjit::a64::sp;
+  asm_.stp(x(reg::fp), x(reg::lr), asmjit::a64::ptr_pre(sp, -kHostFrameSize));
+  asm_.mov(x(reg::fp), sp);
+  for (size_t i = 0; i < std::size(Registers::kHostSaved); i += 2)
+    asm_.stp(x(Registers::kHostSaved[i]), x(Registers::kHostSaved[i + 1]), asmjit::a64::ptr(sp, int32_t(16 + i * 8)));
+}
+void MacroAssembler::leave_host_frame() {
+  const auto sp = asmjit::a64::sp;
+  for (size_t i = 0; i < std::size(Registers::kHostSaved); i += 2)
+    asm_.ldp(x(Registers::kHostSaved[i]), x(Registers::kHostSaved[i + 1]), asmjit::a64::ptr(sp, int32_t(16 + i * 8)));
+  asm_.ldp(x(reg::fp), x(reg::lr), asmjit::a64::ptr_post(sp, kHostFrameSize));
+  asm_.ret(x(reg::lr));
 }
 
 void MacroAssembler::return_to_caller() { asm_.ret(x(reg::lr)); }

@@ -684,27 +684,18 @@ void MacroAssembler::pop(Reg r) {
 void MacroAssembler::enter_frame() { push(Registers::kFrame); }
 void MacroAssembler::leave_frame() { pop(Registers::kFrame); }
 
-void MacroAssembler::emit_host_entry(int32_t target, int32_t ctx_stack, int32_t stack_depth) {
+// The return address and the pushes, padded to a multiple of 16.
+namespace {
+constexpr bool kHostFramePad = std::size(Registers::kHostSaved) % 2 == 0;
+}
+void MacroAssembler::enter_host_frame() {
   for (Reg r : Registers::kHostSaved) push(r);
-  // The return address and the pushes, padded to a multiple of 16.
-  constexpr bool pad = std::size(Registers::kHostSaved) % 2 == 0;
-  if (pad) asm_.sub(x86::rsp, 8);
-  move(Registers::kContext, Registers::kArg[0]);
-  load64(Registers::kScratch, Registers::kContext, ctx_stack);
-  load32(Registers::kDepth, Registers::kScratch, stack_depth);
-  call_indirect_mem(Registers::kArg[2], target);  // kArg[1] (the frame) passes through
-  load64(Registers::kScratch, Registers::kContext, ctx_stack);
-  store32(Registers::kScratch, stack_depth, Registers::kDepth);
-  if (pad) asm_.add(x86::rsp, 8);
+  if (kHostFramePad) asm_.sub(x86::rsp, 8);
+}
+void MacroAssembler::leave_host_frame() {
+  if (kHostFramePad) asm_.add(x86::rsp, 8);
   for (int i = int(std::size(Registers::kHostSaved)) - 1; i >= 0; --i) pop(Registers::kHostSaved[i]);
   asm_.ret();
-}
-
-void MacroAssembler::emit_host_adapter(int32_t native_entry, int32_t ctx_stack, int32_t stack_depth) {
-  load64(Registers::kScratch, Registers::kContext, ctx_stack);
-  store32(Registers::kScratch, stack_depth, Registers::kDepth);
-  move(Registers::kArg[0], Registers::kContext);
-  jump_indirect_mem(Registers::kArg[2], native_entry);
 }
 void MacroAssembler::return_to_caller() { asm_.ret(); }
 void MacroAssembler::compare_stack_pointer(Reg base, int32_t disp) { asm_.cmp(x86::rsp, slot(base, disp)); }
