@@ -231,7 +231,8 @@ Extern Store::create_global(GlobalType type, Value init) {
 }
 
 Extern Store::create_memory(MemoryType type) {
-  auto m = runtime::MemoryInstance::create(type, engine_->config().max_memory_pages);
+  auto m = runtime::MemoryInstance::create(type, engine_->config().max_memory_pages,
+                                           runtime::wants_guard_region(engine_->config()));
   if (!m.ok()) return Extern{ExternKind::Memory, nullptr};
   return Extern{ExternKind::Memory, store_->add_memory(std::move(m).value())};
 }

@@ -10,13 +10,18 @@ worktree and compare:
     make bench-quick   # builds build-bench/bench-programs (the kernels' .wasm)
     bench/compare_builds.py ../weft-old/build/tools/weft build/tools/weft
 
+The same build with two settings: give it twice, with --old-flags/--new-flags
+(e.g. `--old-flags=--guard-regions=off`).
+
 Usage: bench/compare_builds.py OLD_WEFT NEW_WEFT [--tier jit|interp] [--runs N]
        [--programs DIR (default build-bench/bench-programs/wasm)]
+       [--old-flags "FLAGS"] [--new-flags "FLAGS"]  (`weft run` options for each side)
 Prints a Markdown table (times include start-up and compilation) and the
 geomean of new / old. Asserts nothing about time.
 """
 import argparse
 import math
+import shlex
 import statistics
 import sys
 from pathlib import Path
@@ -32,6 +37,8 @@ def main() -> int:
     parser.add_argument("--tier", default="jit", choices=("jit", "interp"))
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--programs", default=str(run.ROOT / "build-bench" / "bench-programs" / "wasm"))
+    parser.add_argument("--old-flags", default="", help="weft run options for OLD")
+    parser.add_argument("--new-flags", default="", help="weft run options for NEW")
     args = parser.parse_args()
     rows = []
     for kernel in run.KERNELS:
@@ -44,7 +51,9 @@ def main() -> int:
         for _ in range(args.runs):
             for which in ("old", "new"):
                 weft = getattr(args, which)
-                sample, out = run.run_with_rusage([weft, "run", f"--tier={args.tier}", str(module), kernel.full], 600)
+                flags = shlex.split(getattr(args, f"{which}_flags"))
+                sample, out = run.run_with_rusage([weft, "run", f"--tier={args.tier}", *flags, str(module), kernel.full],
+                                                  600)
                 times[which].append(sample.cpu)
                 outputs[which] = out
         if outputs["old"] != outputs["new"]:

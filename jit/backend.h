@@ -8,6 +8,7 @@
 #include "jit/backend_types.h"
 
 #if defined(__x86_64__)
+#include "jit/x64/fault_context.h"
 #include "jit/x64/macro_assembler.h"
 #include "jit/x64/registers.h"
 namespace weft::jit {
@@ -15,6 +16,7 @@ namespace arch = x64;
 }
 #define WEFT_JIT_BACKEND 1
 #elif defined(__aarch64__)
+#include "jit/a64/fault_context.h"
 #include "jit/a64/macro_assembler.h"
 #include "jit/a64/registers.h"
 namespace weft::jit {

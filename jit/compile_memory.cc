@@ -1,4 +1,5 @@
-// Linear memory: loads and stores with explicit bounds checks against the
+// Linear memory: loads and stores — unchecked in a guard region
+// (jit/guard_regions.h), else with explicit bounds checks against the
 // cached size (Registers::kMemorySize), memory.size, memory.grow (runtime helper).
 #include "jit/compiler.h"
 #include "jit/context.h"
@@ -41,6 +42,21 @@ bool is_i32_signed_load(Opcode op) { return op == Opcode::I32Load8S || op == Opc
 
 }  // namespace
 
+// The address operand, zero-extended into a register the caller owns: from
+// the register holding a local (a pin or a mirror) in one instruction.
+Reg FunctionCompiler::pop_address() {
+  if (const StackValue v = stack_.back(); v.loc == Loc::Local)
+    if (const int m = mirror_of_local(gpr_mirror_, uint32_t(v.imm)); m >= 0) {
+      stack_.pop_back();
+      Reg r = alloc_reg();
+      masm_.zero_extend32(r, Reg(m));
+      return r;
+    }
+  Reg r = pop_to_reg();
+  masm_.zero_extend32(r, r);
+  return r;
+}
+
 Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   if (std::optional<Access> access = access_of(op)) {
@@ -58,8 +74,7 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       else
         value = pop_to_reg();
     }
-    Reg addr = pop_to_reg();
-    masm_.zero_extend32(addr, addr);
+    Reg addr = pop_address();
     // ea = zext(addr) + offset; in bounds iff ea + bytes ≤ size (64-bit: no overflow).
     uint64_t offset = imm.mem_offset;
     int32_t disp = int32_t(offset);
@@ -68,9 +83,18 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       masm_.int_op(IntOp::Add, true, addr, kScratch);
       disp = 0;
     }
-    masm_.address_of(kScratch, addr, disp + int32_t(access->bytes));
-    masm_.compare(true, kScratch, Registers::kMemorySize);
-    masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+    if (guarded_memory_) {
+      // Any zext(addr) + offset + bytes lies inside the guard region: out of
+      // bounds faults, and the handler resumes at this function's trap stub.
+      if (!has_memory_trap_) {
+        memory_trap_ = trap_label(runtime::TrapKind::MemoryOutOfBounds);
+        has_memory_trap_ = true;
+      }
+    } else {
+      masm_.address_of(kScratch, addr, disp + int32_t(access->bytes));
+      masm_.compare(true, kScratch, Registers::kMemorySize);
+      masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+    }
     if (access->store && fp_value) {
       masm_.fp_store_mem(f64, Registers::kMemoryBase, addr, disp, fp);
       free_reg(addr);

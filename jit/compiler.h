@@ -86,6 +86,11 @@ class FunctionCompiler {
   // The entry of a fresh fiber at a function-level clause (FuncInstance::
   // native_clause_entry), if the function has such clauses.
   const Label* clause_entry() const { return has_clause_entry_ ? &clause_entry_ : nullptr; }
+  // The memory has a guard region the fault handler watches (jit/guard_regions.h):
+  // accesses go unchecked, and an out-of-bounds one faults into memory_trap().
+  void set_guarded_memory(bool guarded) { guarded_memory_ = guarded; }
+  // The "out of bounds memory access" trap stub of an unchecked access, if any.
+  const Label* memory_trap() const { return has_memory_trap_ ? &memory_trap_ : nullptr; }
 
  private:
   // ---- shared state helpers (compiler.cc) ----------------------------------
@@ -159,6 +164,7 @@ class FunctionCompiler {
   void push_slots(uint32_t count);  // results a call or label left in canonical slots
   void truncate(uint32_t new_height);
   void reload_memory();
+  Reg pop_address();  // compile_memory.cc
   Label trap_label(runtime::TrapKind kind);
 
   Result<void> block_signature(const BlockType& block, uint32_t& params, uint32_t& results) const;
@@ -277,6 +283,9 @@ class FunctionCompiler {
   bool metered_ = false;
   const std::atomic<uint8_t>* interrupt_flag_ = nullptr;  // set when the store is interruptible
   bool uses_memory_ = true;  // the body accesses linear memory (validator::FunctionInfo)
+  bool guarded_memory_ = false;
+  Label memory_trap_;
+  bool has_memory_trap_ = false;
 
   // Out-of-line paths, bound after the body.
   Label return_label_;     // results in place: epilogue

@@ -12,6 +12,7 @@
 #include "interpreter/translate.h"
 #include "jit/compiler.h"
 #include "jit/backend.h"
+#include "jit/guard_regions.h"
 #include "runtime/native_stack.h"
 
 namespace weft::jit {
@@ -119,6 +120,9 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   // its partial code behind, unreachable.
   InstanceCode& code = code_[&instance];
   code.ranges.assign(module.functions.size(), {0, 0});
+  // Unchecked accesses only where the fault handler will know the code.
+  if (memory->guarded && guard::available()) code.guard_slot = guard::reserve_slot();
+  const bool guarded = code.guard_slot >= 0;
   constexpr uint32_t kNoClauseEntry = UINT32_MAX;
   std::vector<uint32_t> clause_entries(module.functions.size(), kNoClauseEntry);
   asmjit::CodeHolder holder;
@@ -132,10 +136,13 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     const uint32_t first_label = masm.label_count();
     FunctionCompiler compiler(instance, i, memory, masm, store_.fuel_enabled());
     compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
+    compiler.set_guarded_memory(guarded);
     Result<void> r = compiler.compile();
     if (r.ok()) {
       code.ranges[i] = {uint32_t(start), uint32_t(masm.offset() - start)};
       if (const Label* entry = compiler.clause_entry()) clause_entries[i] = masm.offset_of(*entry);
+      if (const Label* trap = compiler.memory_trap())
+        code.traps.push_back({uint32_t(start), uint32_t(masm.offset()), uint32_t(masm.offset_of(*trap))});
       ++compiled;
       continue;
     }
@@ -172,6 +179,7 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     }
     stats_.compiled += compiled;
     write_perf_map(instance, code);
+    if (guarded) guard::publish(code.guard_slot, base, masm.offset(), code.traps.data(), code.traps.size());
   }
   // The functions left to the interpreter: translated now only with
   // Config::eager_compilation, else at their first call (as on the interpreter tier).
@@ -214,6 +222,7 @@ void JitExecutor::write_perf_map(const runtime::Instance& instance, const Instan
 void JitExecutor::release_instance(runtime::Instance& instance) {
   auto it = code_.find(&instance);
   if (it != code_.end()) {
+    if (it->second.guard_slot >= 0) guard::release_slot(it->second.guard_slot);
     if (it->second.base) code_memory_.release(it->second.base);
     code_.erase(it);
   }

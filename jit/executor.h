@@ -18,6 +18,7 @@
 
 #include "interpreter/interpreter.h"
 #include "jit/context.h"
+#include "jit/guard_regions.h"
 #include "runtime/store.h"
 
 namespace weft::jit {
@@ -64,6 +65,10 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
     void* base = nullptr;
     std::vector<std::pair<uint32_t, uint32_t>> ranges;
     std::vector<std::unique_ptr<FiberSite>> fiber_sites;
+    // Guard regions: the functions' trap stubs for faulting accesses, and
+    // the fault handler's registry slot (-1: the code checks accesses).
+    std::vector<guard::FunctionTrap> traps;
+    int guard_slot = -1;
   };
   std::map<const runtime::Instance*, InstanceCode> code_;
   JitStats stats_;

@@ -166,7 +166,8 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
   // Allocate memories and tables before anything is visible so a resource failure leaves no partial instance.
   std::vector<std::unique_ptr<MemoryInstance>> new_memories;
   for (const Memory& mem : module.memories) {
-    WEFT_TRY_ASSIGN(auto m, MemoryInstance::create(mem.type, store.config().max_memory_pages));
+    WEFT_TRY_ASSIGN(auto m, MemoryInstance::create(mem.type, store.config().max_memory_pages,
+                                                   wants_guard_region(store.config())));
     new_memories.push_back(std::move(m));
   }
   std::vector<std::unique_ptr<TableInstance>> new_tables;

@@ -12,7 +12,8 @@ MemoryInstance::~MemoryInstance() {
   if (data) munmap(data, reserved_bytes);
 }
 
-Result<std::unique_ptr<MemoryInstance>> MemoryInstance::create(MemoryType type, uint64_t config_max_pages) {
+Result<std::unique_ptr<MemoryInstance>> MemoryInstance::create(MemoryType type, uint64_t config_max_pages,
+                                                               bool guard_region) {
   auto m = std::make_unique<MemoryInstance>();
   m->type = type;
   uint64_t max_pages = std::min<uint64_t>(type.limits.max.value_or(kMaxMemoryPages), kMaxMemoryPages);
@@ -25,7 +26,16 @@ Result<std::unique_ptr<MemoryInstance>> MemoryInstance::create(MemoryType type, 
   // Reserve the whole maximum (at least one page so data is never null) so the
   // base never moves; commit lazily through PROT_READ|WRITE on growth.
   m->reserved_bytes = std::max<uint64_t>(max_pages, 1) * kWasmPageSize;
-  void* mem = mmap(nullptr, m->reserved_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* mem = MAP_FAILED;
+  if (guard_region && sizeof(void*) == 8) {
+    mem = mmap(nullptr, kGuardRegionBytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem != MAP_FAILED) {
+      m->reserved_bytes = kGuardRegionBytes;
+      m->guarded = true;
+    }
+  }
+  if (mem == MAP_FAILED)
+    mem = mmap(nullptr, m->reserved_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (mem == MAP_FAILED) {
     m->reserved_bytes = 0;
     return make_error(ErrorKind::Limit, "cannot reserve address space for a memory");

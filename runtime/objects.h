@@ -15,6 +15,7 @@
 #include "core/module.h"
 #include "core/result.h"
 #include "validator/validator.h"
+#include "weft/config.h"
 
 namespace weft::runtime {
 
@@ -66,17 +67,29 @@ struct MemoryInstance {
   MemoryType type;             // type.limits.min tracks the current size in pages
   uint64_t max_pages = 0;      // effective maximum (declared max, config limit)
   uint64_t reserved_bytes = 0;
+  // Reserved with a guard region (Config::guard_regions): kGuardRegionBytes
+  // of address space, inaccessible past size_bytes, so an access at any
+  // 32-bit address plus a 32-bit offset faults instead of reaching other memory.
+  bool guarded = false;
+  static constexpr uint64_t kGuardRegionBytes = (uint64_t(8) << 30) + kWasmPageSize;  // + room for the widest access
 
   MemoryInstance() = default;
   MemoryInstance(const MemoryInstance&) = delete;
   MemoryInstance& operator=(const MemoryInstance&) = delete;
   ~MemoryInstance();
 
-  static Result<std::unique_ptr<MemoryInstance>> create(MemoryType type, uint64_t config_max_pages);
+  // `guard_region`: reserve kGuardRegionBytes when the address space allows
+  // (else the maximum, as without it; `guarded` says which).
+  static Result<std::unique_ptr<MemoryInstance>> create(MemoryType type, uint64_t config_max_pages,
+                                                        bool guard_region = false);
   uint64_t pages() const { return size_bytes / kWasmPageSize; }
   // Returns the old size in pages, or -1 if the memory cannot grow by `delta`.
   int64_t grow(uint64_t delta_pages);
 };
+
+// Whether memories made under `config` reserve a guard region: only JIT code
+// omits bounds checks, so the interpreter tier does not pay the address space.
+inline bool wants_guard_region(const Config& config) { return config.guard_regions && config.tier == Tier::Jit; }
 
 // A table of references: funcref slots hold FuncInstance* (0 = null),
 // externref slots hold host value + 1 (0 = null).

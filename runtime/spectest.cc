@@ -75,7 +75,8 @@ std::vector<std::pair<std::string, ExternValue>> create_spectest(Store& store) {
   auto table = TableInstance::create(TableType{ValType::funcref(), Limits{10, 20}}, 0, store.config().max_table_elements);
   if (table.ok()) out.push_back({"table", {ExternKind::Table, store.add_table(std::move(table).value())}});
 
-  auto mem = MemoryInstance::create(MemoryType{Limits{1, 2}}, store.config().max_memory_pages);
+  auto mem = MemoryInstance::create(MemoryType{Limits{1, 2}}, store.config().max_memory_pages,
+                                    wants_guard_region(store.config()));
   if (mem.ok()) out.push_back({"memory", {ExternKind::Memory, store.add_memory(std::move(mem).value())}});
   return out;
 }

@@ -20,8 +20,8 @@ CLI::Option* add_tier_option(CLI::App& command, std::string& tier) {
       },
       "", "tier");
   return command.add_option("--tier", tier,
-                            "Execution tier: jit (the baseline JIT, default; x86-64 — elsewhere, and for "
-                            "functions it cannot compile (SIMD), the interpreter runs) or interp (the interpreter)")
+                            "Execution tier: jit (the baseline JIT, default, on x86-64 and AArch64; functions it "
+                            "cannot compile (SIMD) and other machines run in the interpreter) or interp (the interpreter)")
       ->check(known_tier)
       ->type_name("TIER")
       ->capture_default_str();
@@ -67,6 +67,11 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
                      "eager (all at instantiation, so an untranslatable function fails the module)")
       ->type_name("lazy|eager")
       ->check(CLI::IsMember({"lazy", "eager"}));
+  command.add_option("--guard-regions", limits.guard_regions,
+                     "JIT memory accesses: on (the default on x86-64: 8 GiB reserved per memory, no bounds checks, "
+                     "out-of-bounds accesses fault into the trap) or off (every access checked)")
+      ->type_name("on|off")
+      ->check(CLI::IsMember({"on", "off"}));
   command.add_flag("--disable-fibers", limits.disable_fibers,
                    "Strict Wasm 2.0: reject the fiber extension's types, tags and instructions as malformed");
 }
@@ -83,6 +88,7 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.value_stack_bytes) config.value_stack_bytes = *limits.value_stack_bytes;
   if (limits.enable_simd) config.enable_simd = *limits.enable_simd;
   config.eager_compilation = limits.compile == "eager";
+  config.guard_regions = limits.guard_regions == "on";
   config.interruptible = limits.timeout.has_value();
   return config;
 }

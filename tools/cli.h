@@ -48,6 +48,7 @@ struct LimitArgs {
   std::optional<uint64_t> value_stack_bytes;
   std::optional<bool> enable_simd;
   std::string compile = "lazy";  // --compile=lazy|eager (Config::eager_compilation)
+  std::string guard_regions = "on";  // --guard-regions=on|off (Config::guard_regions)
   // Set only by `weft run` (--timeout, -W timeout=): makes the store interruptible.
   std::optional<std::chrono::milliseconds> timeout;
 };

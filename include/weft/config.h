@@ -6,8 +6,8 @@
 namespace weft {
 
 // Interpreter: the translating interpreter (interpreter/). Jit: the baseline
-// JIT (jit/, x86-64 only); functions it cannot compile (SIMD) run in the
-// interpreter, and where there is no JIT (AArch64 for now) everything does.
+// JIT (jit/, x86-64 and AArch64); functions it cannot compile (SIMD) run in
+// the interpreter, and on other machines everything does.
 enum class Tier : uint8_t { Interpreter, Jit };
 
 // One configuration shared by the CLI and embedders.
@@ -55,6 +55,17 @@ struct Config {
   // /tmp/perf-PID.map, so `perf report` names JIT code `wasm:NAME` (also with
   // WEFT_PERF_MAP=1 in the environment; `weft run --profile=perfmap`).
   bool perf_map = false;
+  // Guard regions (JIT tier, x86-64): each 32-bit memory reserves 8 GiB of
+  // address space (any 32-bit address plus a 32-bit offset lands inside it),
+  // everything past the memory's size inaccessible, so JIT code accesses
+  // memory without bounds checks and an out-of-bounds access faults; weft's
+  // SIGSEGV handler turns a fault in JIT code into the trap "out of bounds
+  // memory access" and passes any other fault on to the handler installed
+  // before it (an embedder's, ASan's). Off, or where the reservation or the
+  // handler cannot be had, the code checks every access explicitly. An
+  // embedder that installs its own SIGSEGV handler after creating an engine
+  // must chain to the previous one (as weft does) or turn this off.
+  bool guard_regions = true;
   // Fiber extension: bytes reserved per started fiber (its native stack plus
   // its Wasm frames and operand slots), and the most fibers alive at once
   // ("too many fibers" beyond). The reservation is address space committed
