@@ -275,12 +275,11 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
     add_locals(group.type, group.count);
   }
   num_locals_ = uint32_t(num_locals);
-  local_codes_.clear();
+  locals_info_.clear();
   for (const LocalRun& run : locals_) {
-    if (local_codes_.size() >= kExpandedLocals) break;
-    local_codes_.resize(std::min<size_t>(run.end, kExpandedLocals), type_code(run.type));
+    if (locals_info_.size() >= kExpandedLocals) break;
+    locals_info_.resize(std::min<size_t>(run.end, kExpandedLocals), {type_code(run.type), 0});
   }
-  local_weights_.assign(local_codes_.size(), 0);
   loop_depth_ = 0;
   loop_weight_ = 1;
 
@@ -297,30 +296,28 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
 }
 
 void CodeValidator::rank_hot_locals(FunctionInfo& info) {
-  // A few passes of "take the heaviest not yet taken" over at most
-  // kExpandedLocals weights: no allocation, and functions with many locals
-  // stop at kMaxHotLocals passes.
-  info.num_hot_locals = 0;
-  uint32_t taken_below = UINT32_MAX;  // weights are taken in decreasing order
-  size_t taken_index = 0;
-  while (info.num_hot_locals < FunctionInfo::kMaxHotLocals) {
-    uint32_t best = 1;  // a local accessed once is not worth a register
-    size_t best_index = SIZE_MAX;
-    for (size_t i = 0; i < local_weights_.size(); ++i) {
-      const uint32_t w = local_weights_[i];
-      // Ties go to the lower index; a weight equal to the last taken one is
-      // eligible only after that local's index.
-      const bool after_taken = w < taken_below || (w == taken_below && i > taken_index);
-      if (after_taken && w > best) {
-        best = w;
-        best_index = i;
-      }
+  // The kMaxHotLocals heaviest locals, heaviest first and ties in index
+  // order, among those weighing more than 1 (a local accessed once is not
+  // worth a register): one pass that keeps the best so far sorted, inserting
+  // into at most kMaxHotLocals entries. (Taking the heaviest of all the
+  // weights kMaxHotLocals times over cost more than the rest of validating
+  // a body with many locals.)
+  constexpr size_t kMax = FunctionInfo::kMaxHotLocals;
+  uint32_t kept[kMax];  // the weights of info.hot_locals[0, count)
+  size_t count = 0;
+  for (size_t i = 0; i < locals_info_.size(); ++i) {
+    const uint32_t w = locals_info_[i].weight;
+    // An equal weight ranks below the ones kept: their indices are lower.
+    if (w <= 1 || (count == kMax && w <= kept[kMax - 1])) continue;
+    size_t pos = count < kMax ? count++ : kMax - 1;  // a full list drops its lightest
+    for (; pos > 0 && kept[pos - 1] < w; --pos) {
+      kept[pos] = kept[pos - 1];
+      info.hot_locals[pos] = info.hot_locals[pos - 1];
     }
-    if (best_index == SIZE_MAX) break;
-    info.hot_locals[info.num_hot_locals++] = uint32_t(best_index);
-    taken_below = best;
-    taken_index = best_index;
+    kept[pos] = w;
+    info.hot_locals[pos] = uint32_t(i);
   }
+  info.num_hot_locals = uint8_t(count);
 }
 
 // ---------------------------------------------------------------------------
@@ -466,24 +463,32 @@ bool CodeValidator::run() {
         if (slots_ > max_slots_) max_slots_ = slots_;
         continue;
       }
-      case Rule::LocalGet:
-      case Rule::GlobalGet: {
+      case Rule::LocalGet: {
         const uint32_t index = insn_.index;
-        const bool local = row.rule == Rule::LocalGet;
-        const std::vector<TypeCode>& codes = local ? local_codes_ : global_codes_;
-        if (index >= codes.size() || !is_standard(codes[index]) || height_ >= push_limit_) break;
-        const TypeCode code = codes[index];
+        if (index >= locals_info_.size() || height_ >= push_limit_) break;
+        const TypeCode code = locals_info_[index].code;
+        if (!is_standard(code)) break;
         vals_[height_++] = code;
         slots_ += code_slots(code);
         if (slots_ > max_slots_) max_slots_ = slots_;
-        if (local) count_access(index);  // (local_weights_ covers local_codes_)
+        count_access(index);
+        continue;
+      }
+      case Rule::GlobalGet: {
+        const uint32_t index = insn_.index;
+        if (index >= global_codes_.size() || height_ >= push_limit_) break;
+        const TypeCode code = global_codes_[index];
+        if (!is_standard(code)) break;
+        vals_[height_++] = code;
+        slots_ += code_slots(code);
+        if (slots_ > max_slots_) max_slots_ = slots_;
         continue;
       }
       case Rule::LocalSet:
       case Rule::LocalTee: {
         const uint32_t index = insn_.index;
-        if (index >= local_codes_.size() || height_ == base_) break;
-        const TypeCode code = local_codes_[index];
+        if (index >= locals_info_.size() || height_ == base_) break;
+        const TypeCode code = locals_info_[index].code;
         if (!is_standard(code) || vals_[height_ - 1] != code) break;
         if (row.rule == Rule::LocalSet) {  // local.tee pops and pushes the same type
           --height_;
@@ -995,7 +1000,7 @@ bool CodeValidator::variable(Opcode op) {
   }
   ValType t;
   if (!local_type(index, t)) return false;
-  if (index < local_weights_.size()) count_access(index);
+  if (index < locals_info_.size()) count_access(index);
   if (op == Opcode::LocalGet) {
     push(t);
     return true;

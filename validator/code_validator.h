@@ -255,8 +255,8 @@ class CodeValidator {
   bool check_elem(uint32_t index);
   bool check_data(uint32_t index);
   bool local_type(uint32_t index, ValType& out) {
-    if (index < local_codes_.size() && is_standard(local_codes_[index])) [[likely]] {
-      out = kStandardTypes[size_t(local_codes_[index])];
+    if (index < locals_info_.size() && is_standard(locals_info_[index].code)) [[likely]] {
+      out = kStandardTypes[size_t(locals_info_[index].code)];
       return true;
     }
     return local_type_slow(index, out);
@@ -327,16 +327,22 @@ class CodeValidator {
   std::vector<ValType> exotic_;  // exotic_[i]: the type of operand i where vals_[i] is Exotic
   std::vector<ControlFrame> ctrls_;
   std::vector<LocalRun> locals_;
-  std::vector<TypeCode> local_codes_;  // the first kExpandedLocals locals, one entry each
-  // Accesses of those locals, weighted by loop nesting (FunctionInfo::hot_locals).
-  std::vector<uint32_t> local_weights_;
+  // The first kExpandedLocals locals, one entry each: the type's code, and the
+  // accesses weighted by loop nesting (FunctionInfo::hot_locals) side by side,
+  // as every access reads the one and updates the other.
+  struct LocalInfo {
+    TypeCode code;
+    uint32_t weight;
+  };
+  std::vector<LocalInfo> locals_info_;
   uint32_t loop_depth_ = 0;
   uint32_t loop_weight_ = 1;  // an access's weight at loop_depth_: 4^depth, at most 2^24
   void enter_loop() { loop_weight_ = 1u << std::min<uint32_t>(2 * ++loop_depth_, 24); }
   void leave_loop() { loop_weight_ = 1u << std::min<uint32_t>(2 * --loop_depth_, 24); }
   // Saturating: an access in a loop nest outweighs many outside it.
   void count_access(uint32_t local) {
-    local_weights_[local] = std::max(local_weights_[local], local_weights_[local] + loop_weight_);
+    uint32_t& w = locals_info_[local].weight;
+    w = std::max(w, w + loop_weight_);
   }
   void rank_hot_locals(FunctionInfo& info);
   uint32_t num_locals_ = 0;
