@@ -32,44 +32,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/p7_probe.h"
 #include "weft/weft.h"
 
 namespace {
-
-// LEB128 reader over the module bytes; only what section headers need.
-bool read_u32(const std::vector<uint8_t>& bytes, size_t& pos, uint32_t& out) {
-  uint64_t value = 0;
-  for (int shift = 0; shift < 35; shift += 7) {
-    if (pos >= bytes.size()) return false;
-    uint8_t b = bytes[pos++];
-    value |= uint64_t(b & 0x7f) << shift;
-    if (!(b & 0x80)) {
-      out = uint32_t(value);
-      return value <= UINT32_MAX;
-    }
-  }
-  return false;
-}
-
-// Size of the code section's payload (id 10) and its function count, from the
-// section headers: the public API exposes no section sizes, and P7 is defined
-// on exactly these bytes.
-std::optional<std::pair<uint32_t, uint32_t>> code_section(const std::vector<uint8_t>& bytes) {
-  size_t pos = 8;  // magic + version
-  while (pos < bytes.size()) {
-    uint8_t id = bytes[pos++];
-    uint32_t size = 0;
-    if (!read_u32(bytes, pos, size) || size > bytes.size() - pos) return std::nullopt;
-    if (id == 10) {
-      size_t p = pos;
-      uint32_t count = 0;
-      if (!read_u32(bytes, p, count)) return std::nullopt;
-      return std::make_pair(size, count);
-    }
-    pos += size;
-  }
-  return std::nullopt;
-}
 
 // "[i32 f64] -> [i64]" (weft::to_string(FuncType), which ImportDesc::type
 // holds) back to a FuncType, to create a host function of the right type.
@@ -99,12 +65,6 @@ std::optional<weft::FuncType> parse_func_type(const std::string& text) {
   return type;
 }
 
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
-}
-
 struct Timing {
   double seconds = 0;
   weft::TierStats stats;
@@ -132,11 +92,10 @@ std::optional<Timing> time_instantiation(const weft::Engine& engine, const weft:
                       },
                       name));
   }
-  // CPU time of the process, as bench/run.py measures by default: the machines
-  // are shared, and wall time there measures the other tenants too.
-  double start = cpu_seconds();
+  // CPU time of the process (weft_bench::cpu_seconds says why).
+  double start = weft_bench::cpu_seconds();
   auto instance = store.instantiate(module, linker);
-  double stop = cpu_seconds();
+  double stop = weft_bench::cpu_seconds();
   if (!instance.ok()) {
     std::fprintf(stderr, "compile_speed: instantiation failed: %s\n", instance.error().message.c_str());
     return std::nullopt;
@@ -144,32 +103,13 @@ std::optional<Timing> time_instantiation(const weft::Engine& engine, const weft:
   return Timing{stop - start, store.tier_stats()};
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
-    std::fprintf(stderr, "usage: compile_speed FILE.wasm [REPS]\n");
-    return 2;
-  }
-  int reps = argc == 3 ? std::atoi(argv[2]) : 5;
-  if (reps < 1) reps = 1;
-  std::ifstream file(argv[1], std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (!file.good() && !file.eof()) {
-    std::fprintf(stderr, "compile_speed: cannot read %s\n", argv[1]);
-    return 2;
-  }
-  auto code = code_section(bytes);
-  if (!code) {
-    std::fprintf(stderr, "compile_speed: %s: no code section (or malformed section headers)\n", argv[1]);
-    return 2;
-  }
+  weft_bench::ProbeInput input;
+  if (int status = weft_bench::read_probe_input("compile_speed", argc, argv, 5, input)) return status;
+  const std::vector<uint8_t>& bytes = input.bytes;
+  const int reps = input.reps;
 
   weft::Config interp_config, jit_config;
   interp_config.tier = weft::Tier::Interpreter;
@@ -196,9 +136,9 @@ int main(int argc, char** argv) {
     jit_stats = jit->stats;
   }
 
-  const double mb = code->first / 1e6;
-  const double t_interp = median(interp_s), t_jit = median(jit_s);
-  std::printf("code_bytes %u\nfunctions %u\nreps %d\n", code->first, code->second, reps);
+  const double mb = input.code_bytes / 1e6;
+  const double t_interp = weft_bench::median(interp_s), t_jit = weft_bench::median(jit_s);
+  std::printf("code_bytes %u\nfunctions %u\nreps %d\n", input.code_bytes, input.functions, reps);
   std::printf("interp_ms %.3f\njit_ms %.3f\n", t_interp * 1e3, t_jit * 1e3);
   std::printf("interp_mbps %.2f\njit_mbps %.2f\n", mb / t_interp, mb / t_jit);
   // jit_tier 0: this build has no JIT (the "JIT" times are the interpreter's).

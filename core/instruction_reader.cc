@@ -185,6 +185,11 @@ bool InstructionReader::block_type(BlockType& out) {
     out.kind = BlockType::Empty;
     return true;
   }
+  if (*p_ >= 0x7C && *p_ <= 0x7F) {  // i32 (0x7F) i64 f32 f64 (0x7C): ValType kinds 0..3
+    out.kind = BlockType::Value;
+    out.value = ValType{ValType::Kind(0x7F - *p_++), true, 0};
+    return true;
+  }
   if ((*p_ & 0xC0) == 0x40) {
     out.kind = BlockType::Value;
     return read_value_type(out.value);

@@ -10,6 +10,7 @@
 // branch per immediate.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -91,7 +92,19 @@ class InstructionReader {
 
   // Reads the next instruction, opcode and immediates. On false, error() and
   // error_offset() say what was wrong and where; the position is then unspecified.
-  inline bool next(Instruction& out);
+  bool next(Instruction& out) { return next(p_, out); }
+
+  // The same with the position in the caller's hands: a loop that reads many
+  // instructions keeps it in a local, which the compiler can keep in a
+  // register, where the reader's own position goes through memory from one
+  // instruction to the next. `cursor` points into the code and is advanced;
+  // the reader's own position is left unspecified (the out-of-line paths use
+  // it). cursor() and set_cursor() hand the position over between the two.
+  inline bool next(const uint8_t*& cursor, Instruction& out);
+  const uint8_t* cursor() const { return p_; }
+  void set_cursor(const uint8_t* cursor) { p_ = cursor; }
+  bool at_end(const uint8_t* cursor) const { return cursor >= end_; }
+  size_t offset_of(const uint8_t* cursor) const { return size_t(cursor - begin_); }
 
   // The opcode of the next instruction, without moving (nullopt at the end or
   // on bytes that are not one): for fusing an instruction with the next.
@@ -118,26 +131,27 @@ class InstructionReader {
 
  private:
   template <bool kSigned>
-  inline bool leb32(uint32_t& out);
-  bool u32(uint32_t& out) { return leb32<false>(out); }
+  inline bool leb32(const uint8_t*& p, uint32_t& out);
+  bool u32(uint32_t& out) { return leb32<false>(p_, out); }
   bool s32(int32_t& out) {
     uint32_t v;
-    if (!leb32<true>(v)) return false;
+    if (!leb32<true>(p_, v)) return false;
     out = int32_t(v);
     return true;
   }
   inline bool bytes(size_t n, const uint8_t*& out);
   inline bool zero_byte();
   bool leb_slow(int kind, int64_t& out);  // the exact core/leb128 rules, for multi-byte LEBs
-  bool s64(int64_t& out) { return leb_slow(kS64, out); }
+  inline bool leb64_fast(int64_t& out);
+  bool s64(int64_t& out) { return leb64_fast(out) || leb_slow(kS64, out); }
   bool s33(int64_t& out);
-  bool memarg(Instruction& out) { return u32(out.align) && mem_offset(out.mem_offset); }
-  bool mem_offset(uint64_t& out) {
-    uint32_t v;
-    if (!u32(v)) return false;
-    out = v;
+  bool memarg(const uint8_t*& p, Instruction& out) {
+    uint32_t offset;
+    if (!leb32<false>(p, out.align) || !leb32<false>(p, offset)) return false;
+    out.mem_offset = offset;
     return true;
   }
+  bool memarg(Instruction& out) { return memarg(p_, out); }
   bool vec_count(uint32_t& out);
   bool block_type(BlockType& out);
   bool heap_type(ValType& out, const char* malformed);
@@ -172,11 +186,11 @@ class InstructionReader {
 // anything unusual (the data ends, too long, unused bits set) goes to
 // leb_slow, which applies core/leb128's exact rules and words the error.
 template <bool kSigned>
-inline bool InstructionReader::leb32(uint32_t& out) {
-  const uint8_t* const p = p_;
+inline bool InstructionReader::leb32(const uint8_t*& cursor, uint32_t& out) {
+  const uint8_t* const p = cursor;
   if (p < end_ && *p < 0x80) [[likely]] {  // most indices and constants fit one byte
     out = kSigned ? uint32_t(int32_t(uint32_t(*p) << 25) >> 25) : *p;  // sign-extend bit 6
-    p_ = p + 1;
+    cursor = p + 1;
     return true;
   }
   const size_t avail = size_t(end_ - p);
@@ -193,13 +207,34 @@ inline bool InstructionReader::leb32(uint32_t& out) {
       value |= ~uint32_t(0) << (7 * (i + 1));  // sign-extend
     }
     out = value;
+    cursor = p + i + 1;
+    return true;
+  }
+  p_ = p;
+  int64_t v;
+  if (!leb_slow(kSigned ? kS32 : kU32, v)) return false;
+  cursor = p_;
+  out = uint32_t(v);
+  return true;
+}
+
+// Signed 64-bit LEB128 of up to nine bytes (every value below 2^62 in
+// magnitude); false, with the position unchanged, for anything else, which
+// s64 (leb_slow) then reads with the exact rules and errors.
+inline bool InstructionReader::leb64_fast(int64_t& out) {
+  const uint8_t* const p = p_;
+  const size_t avail = size_t(end_ - p);
+  uint64_t value = 0;
+  for (size_t i = 0; i < 9 && i < avail; ++i) {
+    const uint8_t b = p[i];
+    value |= uint64_t(b & 0x7F) << (7 * i);
+    if (b & 0x80) continue;
+    const unsigned bits = unsigned(7 * (i + 1));  // at most 63
+    out = int64_t(value << (64 - bits)) >> (64 - bits);  // sign-extend bit bits-1
     p_ = p + i + 1;
     return true;
   }
-  int64_t v;
-  if (!leb_slow(kSigned ? kS32 : kU32, v)) return false;
-  out = uint32_t(v);
-  return true;
+  return false;
 }
 
 inline bool InstructionReader::bytes(size_t n, const uint8_t*& out) {
@@ -217,38 +252,59 @@ inline bool InstructionReader::zero_byte() {
   return true;
 }
 
-inline bool InstructionReader::next(Instruction& out) {
-  const uint8_t* const at = p_;
+// The immediate kind of each single-byte opcode, indexed by the byte: looked
+// up beside the opcode rather than after it (one load less on the path from
+// one instruction to the next). Prefix bytes have None, never used.
+inline constexpr auto kSingleByteImmediateKind = [] {
+  std::array<ImmKind, 256> kinds{};
+  for (size_t byte = 0; byte < 256; ++byte) {
+    const int16_t op = kOpcodeByteMap.single[byte];
+    kinds[byte] = op < 0 ? ImmKind::None : kImmediateKind[size_t(op)];
+  }
+  return kinds;
+}();
+
+inline bool InstructionReader::next(const uint8_t*& cursor, Instruction& out) {
+  const uint8_t* const at = cursor;
   if (at >= end_) [[unlikely]] return fail_eof();
   out.offset = uint32_t(at - begin_);
-  const int16_t single = kOpcodeByteMap.single[*at];
-  if (single < 0) [[unlikely]] return prefixed_instruction(out);
+  const uint8_t byte = *at;
+  const int16_t single = kOpcodeByteMap.single[byte];
+  const ImmKind kind = kSingleByteImmediateKind[byte];
+  if (single < 0) [[unlikely]] {
+    p_ = at;
+    const bool ok = prefixed_instruction(out);
+    cursor = p_;
+    return ok;
+  }
   out.op = Opcode(single);
-  const uint8_t* const p = p_ = at + 1;
-  const ImmKind kind = kImmediateKind[size_t(single)];
+  const uint8_t* const p = cursor = at + 1;
   // The common immediates inline; everything else out of line.
   switch (kind) {
     case ImmKind::None: return true;
     case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
     case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::TagIdx:
-      return u32(out.index);
+      return leb32<false>(cursor, out.index);
     case ImmKind::I32: {
-      int32_t v;
-      if (!s32(v)) return false;
-      out.bits = uint32_t(v);
+      uint32_t v;
+      if (!leb32<true>(cursor, v)) return false;
+      out.bits = v;  // the i32's bit pattern, zero-extended
       return true;
     }
-    case ImmKind::Memarg: return memarg(out);
+    case ImmKind::Memarg: return memarg(cursor, out);
     case ImmKind::BlockType:
       if (p < end_ && *p == 0x40) {  // the common empty block type
         out.block.kind = BlockType::Empty;
-        p_ = p + 1;
+        cursor = p + 1;
         return true;
       }
       break;
     default: break;
   }
-  return immediates(kind, out);
+  p_ = p;
+  const bool ok = immediates(kind, out);
+  cursor = p_;
+  return ok;
 }
 
 }  // namespace weft

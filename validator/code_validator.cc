@@ -4,19 +4,25 @@
 // bulk-memory and SIMD instructions are typed generically from their row; the
 // fiber extension's instructions are in code_validator_fibers.cc. Operands
 // match expected types by subtyping (fiber references, docs/fibers.md §2).
+//
+// Speed (docs/performance.md, P7): the loop types the common instructions on
+// a fast path — a per-opcode row derived from core/opcodes.def at compile
+// time, one-byte type codes compared a word at a time, no call — and hands
+// everything else (and every instruction whose fast path does not apply,
+// errors included) to the general functions below, which implement the
+// spec's algorithm on ValTypes. A fast path only ever succeeds where the
+// general path would succeed with the same effect, so messages and offsets
+// are the general path's.
 #include "validator/code_validator.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
 #include <string_view>
 
 namespace weft::validator {
 namespace {
-
-// Storage for single-value block types [] -> [t], indexed by ValType::Kind.
-constexpr ValType kSingleTypes[] = {ValType::i32(),  ValType::i64(),     ValType::f32(),      ValType::f64(),
-                                    ValType::v128(), ValType::funcref(), ValType::externref()};
-static_assert(ValType::I32 == 0 && ValType::I64 == 1 && ValType::F32 == 2 && ValType::F64 == 3 &&
-              ValType::V128 == 4 && ValType::FuncRef == 5 && ValType::ExternRef == 6);
 
 ValType sig_type(SigType t) {
   switch (t) {
@@ -42,20 +48,189 @@ uint32_t lane_count(const OpcodeInfo& info) {
 
 std::string describe(ValType t) { return is_unknown(t) ? "unknown" : to_string(t); }
 
+// ---------------------------------------------------------------------------
+// The dispatch table: what the loop does first with each opcode.
+
+constexpr uint8_t kSimdFeature = 1, kFiberFeature = 2;  // the row's opcode needs the feature
+
+enum class Rule : uint8_t {
+  Plain,    // plain signature, immediates that need no check: typed from the row
+  Memarg,   // the same after the memory and alignment checks
+  Generic,  // plain signature, immediates with checks (lanes, segments, tables): generic()
+  // X rows with a fast path:
+  LocalGet, LocalSet, LocalTee, GlobalGet, GlobalSet, Drop, Block, Loop, If, Else, End, Br, BrIf, Return,
+  Unreachable, Call,
+  Special,  // the other X rows: special()
+};
+
+struct alignas(16) Row {  // (16 bytes: a row's address is a shift away)
+  Rule rule = Rule::Special;
+  uint8_t feature = 0;
+  uint8_t pops = 0;       // Plain, Memarg: operands popped, then
+  uint8_t pushes = 0;     // 0 or 1 result
+  TypeCode result = TypeCode::I32;
+  uint8_t max_align = 0;  // Memarg: log2 of the natural access size
+  int8_t slot_delta = 0;  // executor slots pushed minus popped
+  uint32_t pattern = 0;   // the popped codes as a 4-byte load ending at the top reads them
+  uint32_t mask = 0;      // the bytes of that load that are popped codes
+};
+
+// The byte of a 4-byte load ending at the stack top that holds the operand
+// `from_top` places below it.
+constexpr uint32_t lane_shift(uint32_t from_top) {
+  return std::endian::native == std::endian::little ? 8 * (3 - from_top) : 8 * from_top;
+}
+constexpr uint32_t pop_mask(uint32_t pops) {
+  uint32_t mask = 0;
+  for (uint32_t k = 0; k < pops; ++k) mask |= 0xFFu << lane_shift(k);
+  return mask;
+}
+
+constexpr TypeCode sig_code(SigType t) {
+  switch (t) {
+    case SigType::I64: return TypeCode::I64;
+    case SigType::F32: return TypeCode::F32;
+    case SigType::F64: return TypeCode::F64;
+    case SigType::V128: return TypeCode::V128;
+    default: return TypeCode::I32;
+  }
+}
+
+constexpr Row make_row(Opcode op, uint8_t prefix, ImmKind imm, uint8_t mem_bytes, SigType result,
+                       std::array<SigType, 3> operands) {
+  Row row;
+  row.feature = prefix == 0xFD ? kSimdFeature : prefix == 0xFA ? kFiberFeature : 0;
+  if (result == SigType::Special) {
+    switch (op) {
+      case Opcode::LocalGet: row.rule = Rule::LocalGet; break;
+      case Opcode::LocalSet: row.rule = Rule::LocalSet; break;
+      case Opcode::LocalTee: row.rule = Rule::LocalTee; break;
+      case Opcode::GlobalGet: row.rule = Rule::GlobalGet; break;
+      case Opcode::GlobalSet: row.rule = Rule::GlobalSet; break;
+      case Opcode::Drop: row.rule = Rule::Drop; break;
+      case Opcode::Block: row.rule = Rule::Block; break;
+      case Opcode::Loop: row.rule = Rule::Loop; break;
+      case Opcode::If: row.rule = Rule::If; break;
+      case Opcode::Else: row.rule = Rule::Else; break;
+      case Opcode::End: row.rule = Rule::End; break;
+      case Opcode::Br: row.rule = Rule::Br; break;
+      case Opcode::BrIf: row.rule = Rule::BrIf; break;
+      case Opcode::Return: row.rule = Rule::Return; break;
+      case Opcode::Unreachable: row.rule = Rule::Unreachable; break;
+      case Opcode::Call: row.rule = Rule::Call; break;
+      default: row.rule = Rule::Special; break;
+    }
+    return row;
+  }
+  switch (imm) {
+    case ImmKind::None: case ImmKind::I32: case ImmKind::I64: case ImmKind::F32: case ImmKind::F64:
+    case ImmKind::V128:
+      row.rule = Rule::Plain;
+      break;
+    case ImmKind::Memarg:
+      // A power of two, so the alignment rule is a compare with its log2.
+      row.rule = std::has_single_bit(mem_bytes) ? Rule::Memarg : Rule::Generic;
+      row.max_align = uint8_t(std::countr_zero(mem_bytes));
+      break;
+    default: row.rule = Rule::Generic; break;
+  }
+  int slots = 0;
+  while (row.pops < 3 && operands[row.pops] != SigType::None) ++row.pops;  // bottom .. top
+  for (uint32_t k = 0; k < row.pops; ++k) {
+    const TypeCode code = sig_code(operands[row.pops - 1 - k]);
+    row.pattern |= uint32_t(code) << lane_shift(k);
+    slots -= int(code_slots(code));
+  }
+  row.mask = pop_mask(row.pops);
+  if (result != SigType::None) {
+    row.pushes = 1;
+    row.result = sig_code(result);
+    slots += int(code_slots(row.result));
+  }
+  row.slot_delta = int8_t(slots);
+  return row;
+}
+
+namespace opcode_def {  // the type column tokens of core/opcodes.def
+constexpr SigType I32 = SigType::I32, I64 = SigType::I64, F32 = SigType::F32, F64 = SigType::F64,
+                  V128 = SigType::V128, X = SigType::Special, _ = SigType::None;
+}  // namespace opcode_def
+
+constexpr Row kRows[kOpcodeCount] = {
+#define WEFT_OPCODE(name, prefix, code, text, imm, mem, r, a, b, c)                                       \
+  make_row(Opcode::name, prefix, ImmKind::imm, mem, opcode_def::r, {opcode_def::a, opcode_def::b, opcode_def::c}),
+#include "core/opcodes.def"
+};
+
+// The opcodes of optional features (SIMD, fibers) come last in the table, so
+// the loop tests the options only for opcodes from here on.
+constexpr Opcode kFirstFeatureOpcode = [] {
+  size_t first = kOpcodeCount;
+  while (first > 0 && kRows[first - 1].feature != 0) --first;
+  return Opcode(first);
+}();
+static_assert(std::none_of(std::begin(kRows), std::begin(kRows) + size_t(kFirstFeatureOpcode),
+                           [](const Row& row) { return row.feature != 0; }),
+              "an opcode of an optional feature amid the Wasm 2.0 ones: the loop would not check its option");
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
 // Driver
 
+CodeValidator::CodeValidator(const ModuleContext& ctx) : ctx_(ctx), module_(ctx.module) {
+  grow();  // the fast paths read the stack's padding from the start
+  has_memory_ = ctx.num_memories > 0;
+  disabled_features_ = uint8_t((ctx.options.enable_simd ? 0 : kSimdFeature) |
+                               (ctx.options.enable_fibers ? 0 : kFiberFeature));
+  // Every type's codes, stored once: calls and type-indexed block types use them.
+  size_t total = 0;
+  for (const FuncType& type : module_.types) total += type.params.size() + type.results.size();
+  sig_codes_.reserve(total);  // make_types keeps pointers into it
+  type_sigs_.reserve(module_.types.size());
+  for (const FuncType& type : module_.types) type_sigs_.push_back({make_types(type.params), make_types(type.results)});
+  global_codes_.reserve(ctx.globals.size());
+  mutable_global_codes_.reserve(ctx.globals.size());
+  for (const GlobalType& global : ctx.globals) {
+    global_codes_.push_back(type_code(global.type));
+    mutable_global_codes_.push_back(global.is_mutable ? type_code(global.type) : TypeCode::Unknown);
+  }
+}
+
+CodeValidator::Types CodeValidator::make_types(std::span<const ValType> types) {
+  if (types.empty()) return {};
+  const size_t begin = sig_codes_.size();
+  bool standard = true;
+  uint32_t slots = 0;
+  for (ValType t : types) {
+    const TypeCode c = type_code(t);
+    sig_codes_.push_back(c);
+    standard = standard && is_standard(c);
+    slots += code_slots(c);
+  }
+  return {types, standard ? sig_codes_.data() + begin : nullptr, slots};
+}
+
 Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info) {
   const Function& func = module_.functions[defined_index];
-  const FuncType& type = module_.types[func.type_index];  // checked by the module validator
+  const BlockSig& type = type_sigs_[func.type_index];  // checked by the module validator
+  // Bodies are validated in order: start loading what the next one needs
+  // first (its type is anywhere in the table, its body in another allocation),
+  // which the hardware cannot guess. Modules of many small functions wait on
+  // these loads more than they validate.
+  if (defined_index + 1 < module_.functions.size()) {
+    const Function& next = module_.functions[defined_index + 1];
+    __builtin_prefetch(&type_sigs_[next.type_index]);
+    __builtin_prefetch(next.body.data());
+    __builtin_prefetch(next.locals.data());
+  }
   func_index_ = ctx_.num_functions() - uint32_t(module_.functions.size()) + defined_index;
   // SIMD and fiber opcodes decode regardless of the options, so that run() can
   // say which feature is disabled rather than "illegal opcode".
   reader_.reset(func.body, ReaderFeatures{.simd = true, .fibers = true});
   instr_offset_ = 0;
   height_ = 0;
+  base_ = 0;
   ctrls_.clear();
   locals_.clear();
   slots_ = max_slots_ = 0;
@@ -85,7 +260,11 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
     if (!locals_.empty() && locals_.back().type == t) locals_.back().end = uint32_t(num_locals);
     else locals_.push_back({uint32_t(num_locals), t});
   };
-  for (ValType t : type.params) add_locals(t, 1);
+  if (type.params.codes) {  // the same types, from the codes stored with the table entry
+    for (size_t i = 0; i < type.params.types.size(); ++i) add_locals(kStandardTypes[size_t(type.params.codes[i])], 1);
+  } else {
+    for (ValType t : type.params.types) add_locals(t, 1);
+  }
   for (const LocalGroup& group : func.locals) {
     if (!ok || !(ok = check_valtype(group.type))) break;
     // Locals start with the default value (fiber extension version 1).
@@ -96,13 +275,13 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
     add_locals(group.type, group.count);
   }
   num_locals_ = uint32_t(num_locals);
-  local_types_.clear();
+  locals_info_.clear();
   for (const LocalRun& run : locals_) {
-    if (local_types_.size() >= kExpandedLocals) break;
-    local_types_.resize(std::min<size_t>(run.end, kExpandedLocals), run.type);
+    if (locals_info_.size() >= kExpandedLocals) break;
+    locals_info_.resize(std::min<size_t>(run.end, kExpandedLocals), {type_code(run.type), 0});
   }
-  local_weights_.assign(local_types_.size(), 0);
   loop_depth_ = 0;
+  loop_weight_ = 1;
 
   if (ok) {
     push_ctrl(Opcode::End, {{}, type.results});
@@ -117,51 +296,263 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
 }
 
 void CodeValidator::rank_hot_locals(FunctionInfo& info) {
-  // A few passes of "take the heaviest not yet taken" over at most
-  // kExpandedLocals weights: no allocation, and functions with many locals
-  // stop at kMaxHotLocals passes.
-  info.num_hot_locals = 0;
-  uint32_t taken_below = UINT32_MAX;  // weights are taken in decreasing order
-  size_t taken_index = 0;
-  while (info.num_hot_locals < FunctionInfo::kMaxHotLocals) {
-    uint32_t best = 1;  // a local accessed once is not worth a register
-    size_t best_index = SIZE_MAX;
-    for (size_t i = 0; i < local_weights_.size(); ++i) {
-      const uint32_t w = local_weights_[i];
-      // Ties go to the lower index; a weight equal to the last taken one is
-      // eligible only after that local's index.
-      const bool after_taken = w < taken_below || (w == taken_below && i > taken_index);
-      if (after_taken && w > best) {
-        best = w;
-        best_index = i;
-      }
+  // The kMaxHotLocals heaviest locals, heaviest first and ties in index
+  // order, among those weighing more than 1 (a local accessed once is not
+  // worth a register): one pass that keeps the best so far sorted, inserting
+  // into at most kMaxHotLocals entries. (Taking the heaviest of all the
+  // weights kMaxHotLocals times over cost more than the rest of validating
+  // a body with many locals.)
+  constexpr size_t kMax = FunctionInfo::kMaxHotLocals;
+  uint32_t kept[kMax];  // the weights of info.hot_locals[0, count)
+  size_t count = 0;
+  for (size_t i = 0; i < locals_info_.size(); ++i) {
+    const uint32_t w = locals_info_[i].weight;
+    // An equal weight ranks below the ones kept: their indices are lower.
+    if (w <= 1 || (count == kMax && w <= kept[kMax - 1])) continue;
+    size_t pos = count < kMax ? count++ : kMax - 1;  // a full list drops its lightest
+    for (; pos > 0 && kept[pos - 1] < w; --pos) {
+      kept[pos] = kept[pos - 1];
+      info.hot_locals[pos] = info.hot_locals[pos - 1];
     }
-    if (best_index == SIZE_MAX) break;
-    info.hot_locals[info.num_hot_locals++] = uint32_t(best_index);
-    taken_below = best;
-    taken_index = best_index;
+    kept[pos] = w;
+    info.hot_locals[pos] = uint32_t(i);
   }
+  info.num_hot_locals = uint8_t(count);
+}
+
+// ---------------------------------------------------------------------------
+// Fast paths (see the header): the common cases of the X rows, on type codes.
+
+bool CodeValidator::set_operands(const ControlFrame& frame, const Types& t) {
+  const uint32_t n = uint32_t(t.types.size());
+  if (!t.codes || n > capacity_ - base_ || base_ + n > kMaxOperandStackHeight) return false;
+  copy_codes(t.codes, n, vals_ + base_);
+  height_ = base_ + n;
+  slots_ = frame.slot_height + t.slots;
+  if (slots_ > max_slots_) max_slots_ = slots_;
+  return true;
+}
+
+// block, loop and if with an empty or numeric block type (the others need the
+// checks of block_sig and may have params).
+inline bool CodeValidator::fast_block(Opcode op) {
+  const BlockType& block = insn_.block;
+  BlockSig sig;  // [] -> []
+  if (block.kind == BlockType::Value) {
+    if (block.value.kind > ValType::F64) return false;
+    sig = single_sig(TypeCode(block.value.kind));
+  } else if (block.kind != BlockType::Empty) {
+    return false;
+  }
+  if (ctrls_.size() >= kMaxControlDepth) return false;
+  if (op == Opcode::If) {
+    if (height_ == base_ || vals_[height_ - 1] != TypeCode::I32) return false;
+    --height_;
+    slots_ -= code_slots(TypeCode::I32);
+  }
+  ctrls_.push_back(
+      {op, sig, height_, slots_, false, false, ctrls_.back().scope, kNoScope, uint32_t(open_clauses_.size())});
+  base_ = height_;
+  if (op == Opcode::Loop) enter_loop();
+  return true;
+}
+
+// The frame's results replace its operands in the enclosing frame. (An if
+// without else must pass its params through, so only [] -> [] is this simple;
+// handles and the function end their clauses.)
+inline bool CodeValidator::fast_end() {
+  const ControlFrame& frame = ctrls_.back();
+  if (frame.has_clauses()) return false;
+  if (frame.opcode == Opcode::If && !(frame.sig.params.types.empty() && frame.sig.results.types.empty()))
+    return false;
+  if (!frame_holds(frame, frame.sig.results) || !set_operands(frame, frame.sig.results)) return false;
+  if (frame.opcode == Opcode::Loop) leave_loop();
+  ctrls_.pop_back();
+  base_ = ctrls_.back().height;  // not the function frame (it has clauses), so one is left
+  return true;
+}
+
+// The if frame becomes the else frame, with the params back as its operands.
+inline bool CodeValidator::fast_else() {
+  ControlFrame& frame = ctrls_.back();
+  if (frame.opcode != Opcode::If || !frame_holds(frame, frame.sig.results) || !set_operands(frame, frame.sig.params))
+    return false;
+  frame.opcode = Opcode::Else;
+  frame.unreachable = false;
+  return true;
+}
+
+inline bool CodeValidator::fast_branch(const Types& label) {
+  if (!top_is(label)) return false;
+  set_unreachable();
+  return true;
+}
+
+// The label's values stay on the stack: only the condition goes.
+inline bool CodeValidator::fast_br_if() {
+  const uint32_t depth = insn_.index;
+  if (depth >= ctrls_.size() || height_ == base_ || vals_[height_ - 1] != TypeCode::I32) return false;
+  --height_;
+  if (!top_is(frame_at(depth).label_types())) {
+    ++height_;
+    return false;
+  }
+  slots_ -= code_slots(TypeCode::I32);
+  return true;
+}
+
+inline bool CodeValidator::fast_call() {
+  const uint32_t func = insn_.index;
+  if (func >= ctx_.function_types.size()) return false;
+  const BlockSig& sig = type_sigs_[ctx_.function_types[func]];
+  if (!top_is(sig.params) || !sig.results.codes) return false;
+  const uint32_t height = height_ - uint32_t(sig.params.types.size());
+  const uint32_t n = uint32_t(sig.results.types.size());
+  if (n > capacity_ - height || height + n > kMaxOperandStackHeight) return false;
+  copy_codes(sig.results.codes, n, vals_ + height);
+  height_ = height + n;
+  slots_ = slots_ - sig.params.slots + sig.results.slots;
+  if (slots_ > max_slots_) max_slots_ = slots_;
+  return true;
 }
 
 bool CodeValidator::run() {
   InstructionReader& reader = reader_;
-  while (!ctrls_.empty()) {
-    instr_offset_ = reader.pos();
-    if (reader.at_end()) return malformed("unexpected end of function body (missing end)");
-    if (!reader.next(insn_)) return truncated();
-    const OpcodeInfo& info = opcode_info(insn_.op);
-    if (info.prefix == 0xFD && !ctx_.options.enable_simd)
-      return invalid("SIMD support is not enabled: " + std::string(info.text));
-    if (info.prefix == 0xFA && !ctx_.options.enable_fibers)
-      return invalid("fiber support is not enabled: " + std::string(info.text));
-    if (!(info.is_special() ? special(insn_.op) : generic(info))) return false;
+  // The position stays in a local (a register) for the whole body; the
+  // reader's own is brought up to date for the general path, which may ask.
+  const uint8_t* cursor = reader.cursor();
+  // Errors are located at instr_offset_, which only the paths that can fail
+  // set (to insn_.offset, the instruction's first byte); the loop ends when
+  // the function's frame is popped, which only the general path does.
+  for (;;) {
+    if (reader.at_end(cursor)) {
+      instr_offset_ = reader.offset_of(cursor);
+      return malformed("unexpected end of function body (missing end)");
+    }
+    if (!reader.next(cursor, insn_)) {
+      instr_offset_ = insn_.offset;  // set by every failure of next() but at the end, excluded above
+      return truncated();
+    }
+    const Opcode op = insn_.op;
+    const Row& row = kRows[size_t(op)];
+    if (op >= kFirstFeatureOpcode && (row.feature & disabled_features_)) [[unlikely]] {
+      instr_offset_ = insn_.offset;
+      return feature_disabled(opcode_info(op));
+    }
+
+    // Fast paths: each either completes the instruction (continue; none can
+    // reach a limit) or leaves every state untouched for the general path.
+    switch (row.rule) {
+      case Rule::Memarg:
+        if (!has_memory_ || insn_.align > row.max_align) break;
+        uses_memory_ = true;
+        [[fallthrough]];
+      case Rule::Plain: {
+        const uint32_t height = height_;
+        if (height - base_ < row.pops) break;
+        uint32_t top;  // the top four codes; below the bottom operand it reads the padding
+        std::memcpy(&top, vals_ + height - 4, 4);
+        if ((top & row.mask) != row.pattern) break;
+        uint32_t new_height = height - row.pops;
+        if (row.pushes) {
+          if (new_height >= push_limit_) break;
+          vals_[new_height++] = row.result;
+        }
+        height_ = new_height;
+        slots_ += uint32_t(int32_t(row.slot_delta));
+        if (slots_ > max_slots_) max_slots_ = slots_;
+        continue;
+      }
+      case Rule::LocalGet: {
+        const uint32_t index = insn_.index;
+        if (index >= locals_info_.size() || height_ >= push_limit_) break;
+        const TypeCode code = locals_info_[index].code;
+        if (!is_standard(code)) break;
+        vals_[height_++] = code;
+        slots_ += code_slots(code);
+        if (slots_ > max_slots_) max_slots_ = slots_;
+        count_access(index);
+        continue;
+      }
+      case Rule::GlobalGet: {
+        const uint32_t index = insn_.index;
+        if (index >= global_codes_.size() || height_ >= push_limit_) break;
+        const TypeCode code = global_codes_[index];
+        if (!is_standard(code)) break;
+        vals_[height_++] = code;
+        slots_ += code_slots(code);
+        if (slots_ > max_slots_) max_slots_ = slots_;
+        continue;
+      }
+      case Rule::LocalSet:
+      case Rule::LocalTee: {
+        const uint32_t index = insn_.index;
+        if (index >= locals_info_.size() || height_ == base_) break;
+        const TypeCode code = locals_info_[index].code;
+        if (!is_standard(code) || vals_[height_ - 1] != code) break;
+        if (row.rule == Rule::LocalSet) {  // local.tee pops and pushes the same type
+          --height_;
+          slots_ -= code_slots(code);
+        }
+        count_access(index);
+        continue;
+      }
+      case Rule::GlobalSet: {
+        const uint32_t index = insn_.index;
+        if (index >= mutable_global_codes_.size() || height_ == base_) break;
+        const TypeCode code = mutable_global_codes_[index];
+        if (!is_standard(code) || vals_[height_ - 1] != code) break;
+        --height_;
+        slots_ -= code_slots(code);
+        continue;
+      }
+      case Rule::Drop:
+        if (height_ == base_) break;
+        slots_ -= code_slots(vals_[--height_]);
+        continue;
+      case Rule::Block:
+      case Rule::Loop:
+      case Rule::If:
+        if (fast_block(op)) continue;
+        break;
+      case Rule::Else:
+        if (fast_else()) continue;
+        break;
+      case Rule::End:
+        if (fast_end()) continue;
+        break;
+      case Rule::Br:
+        if (insn_.index < ctrls_.size() && fast_branch(frame_at(insn_.index).label_types())) continue;
+        break;
+      case Rule::BrIf:
+        if (fast_br_if()) continue;
+        break;
+      case Rule::Return:
+        if (fast_branch(ctrls_.front().sig.results)) continue;
+        break;
+      case Rule::Unreachable:
+        set_unreachable();
+        continue;
+      case Rule::Call:
+        if (fast_call()) continue;
+        break;
+      case Rule::Generic:
+      case Rule::Special:
+        break;
+    }
+
+    instr_offset_ = insn_.offset;
+    reader.set_cursor(cursor);
+    const OpcodeInfo& info = opcode_info(op);
+    if (!(info.is_special() ? special(op) : generic(info))) return false;
     // One instruction adds at most one block or one type's results, so
     // checking here bounds memory for any input.
     if (height_ > kMaxOperandStackHeight) return fail(ErrorKind::Limit, "operand stack too deep");
     if (ctrls_.size() > kMaxControlDepth) return fail(ErrorKind::Limit, "blocks nested too deeply");
+    if (ctrls_.empty()) break;
   }
-  if (!reader.at_end()) {
-    instr_offset_ = reader.pos();
+  if (!reader.at_end(cursor)) {
+    instr_offset_ = reader.offset_of(cursor);
     return malformed("operators remaining after end of function");
   }
   return true;
@@ -187,7 +578,12 @@ bool CodeValidator::mismatch(ValType expected, ValType actual) {
   return invalid("type mismatch: expected " + describe(expected) + ", got " + describe(actual));
 }
 
-bool CodeValidator::check_valtype(ValType t) {
+bool CodeValidator::feature_disabled(const OpcodeInfo& info) {
+  const char* feature = info.prefix == 0xFD ? "SIMD support is not enabled: " : "fiber support is not enabled: ";
+  return invalid(feature + std::string(info.text));
+}
+
+bool CodeValidator::check_valtype_slow(ValType t) {
   std::string problem = ctx_.valtype_problem(t);
   return problem.empty() || invalid(std::move(problem));
 }
@@ -195,7 +591,22 @@ bool CodeValidator::check_valtype(ValType t) {
 // ---------------------------------------------------------------------------
 // Operand and control stacks
 
-void CodeValidator::grow() { vals_.resize(std::max<size_t>(64, vals_.size() * 2)); }
+void CodeValidator::grow() {
+  const size_t capacity = std::max<size_t>(64, size_t(capacity_) * 2);
+  stack_.resize(kStackPad + capacity);
+  vals_ = stack_.data() + kStackPad;
+  capacity_ = uint32_t(capacity);
+  push_limit_ = std::min(capacity_, kMaxOperandStackHeight);
+}
+
+void CodeValidator::push_exotic(ValType t) {
+  if (height_ == capacity_) grow();
+  if (exotic_.size() < capacity_) exotic_.resize(capacity_);
+  exotic_[height_] = t;
+  vals_[height_++] = TypeCode::Exotic;
+  slots_ += operand_slots(t);
+  if (slots_ > max_slots_) max_slots_ = slots_;
+}
 
 bool CodeValidator::pop(ValType& out) {
   const ControlFrame& frame = ctrls_.back();
@@ -206,7 +617,7 @@ bool CodeValidator::pop(ValType& out) {
     }
     return invalid("type mismatch: expected an operand, but the block's stack is empty");
   }
-  out = vals_[--height_];
+  out = type_at(--height_);
   slots_ -= operand_slots(out);
   return true;
 }
@@ -217,7 +628,7 @@ bool CodeValidator::pop_expect_slow(ValType expected) {
     if (frame.unreachable) return true;
     return invalid("type mismatch: expected " + describe(expected) + ", but the block's stack is empty");
   }
-  const ValType v = vals_[height_ - 1];
+  const ValType v = type_at(height_ - 1);
   if (!is_subtype(v, expected)) return mismatch(expected, v);
   slots_ -= operand_slots(v);
   --height_;
@@ -242,7 +653,7 @@ bool CodeValidator::peek_all(std::span<const ValType> types) {
       if (frame.unreachable) return true;
       return invalid("type mismatch: expected " + describe(expected) + ", but the block's stack is empty");
     }
-    const ValType v = vals_[height_ - 1 - k];
+    const ValType v = type_at(height_ - 1 - uint32_t(k));
     if (!is_subtype(v, expected)) return mismatch(expected, v);
   }
   return true;
@@ -259,7 +670,8 @@ bool CodeValidator::push_ctrl(Opcode opcode, BlockSig sig) {
     scope = node;
   }
   ctrls_.push_back({opcode, sig, height_, slots_, false, false, scope, node, uint32_t(open_clauses_.size())});
-  if (opcode == Opcode::Loop) ++loop_depth_;
+  base_ = height_;
+  if (opcode == Opcode::Loop) enter_loop();
   push_all(sig.params);
   return true;
 }
@@ -271,8 +683,9 @@ bool CodeValidator::pop_ctrl(ControlFrame& out) {
     return invalid("type mismatch: " + std::to_string(height_ - frame.height) +
                    " operand(s) left over at the end of the block");
   out = frame;
-  if (frame.opcode == Opcode::Loop) --loop_depth_;
+  if (frame.opcode == Opcode::Loop) leave_loop();
   ctrls_.pop_back();
+  base_ = ctrls_.empty() ? 0 : ctrls_.back().height;
   return true;
 }
 
@@ -292,11 +705,12 @@ bool CodeValidator::block_sig(const BlockType& block, BlockSig& out) {
     case BlockType::Value: {
       const ValType t = block.value;
       if (!check_valtype(t)) return false;
-      if (t.kind < std::size(kSingleTypes) && kSingleTypes[t.kind] == t) {
-        out = {{}, {&kSingleTypes[t.kind], 1}};
+      const TypeCode c = type_code(t);
+      if (is_standard(c)) {
+        out = single_sig(c);
       } else {  // a fiber reference type: kept for the frame's lifetime
         block_results_.push_back(t);
-        out = {{}, {&block_results_.back(), 1}};
+        out = {{}, {{&block_results_.back(), 1}, nullptr, 0}};
       }
       return true;
     }
@@ -308,7 +722,7 @@ bool CodeValidator::block_sig(const BlockType& block, BlockSig& out) {
   if (type.is_fiber)
     return invalid("type mismatch: block type is not a function type: type " + std::to_string(index) +
                    " is a fiber type");
-  out = {type.params, type.results};
+  out = type_sigs_[index];
   return true;
 }
 
@@ -439,7 +853,7 @@ bool CodeValidator::control(Opcode op) {
     }
     case Opcode::If: {
       BlockSig sig;
-      return block_sig(insn_.block, sig) && pop_expect(ValType::i32()) && pop_all(sig.params) && push_ctrl(op, sig);
+      return block_sig(insn_.block, sig) && pop_code(TypeCode::I32) && pop_all(sig.params) && push_ctrl(op, sig);
     }
     case Opcode::Else: {
       if (ctrls_.back().opcode != Opcode::If) return malformed("else without matching if");
@@ -451,7 +865,7 @@ bool CodeValidator::control(Opcode op) {
       if (!pop_ctrl(frame)) return false;
       if (frame.has_clauses() && !end_clauses(frame)) return false;
       // A missing else branch passes the parameters through unchanged.
-      if (frame.opcode == Opcode::If && !std::ranges::equal(frame.sig.params, frame.sig.results))
+      if (frame.opcode == Opcode::If && !std::ranges::equal(frame.sig.params.types, frame.sig.results.types))
         return invalid("type mismatch: if without else must have equal parameter and result types");
       if (!ctrls_.empty()) push_all(frame.sig.results);
       return true;
@@ -465,7 +879,7 @@ bool CodeValidator::control(Opcode op) {
     case Opcode::BrIf: {
       const uint32_t depth = insn_.index;
       if (!check_label(depth) || !pop_expect(ValType::i32())) return false;
-      std::span<const ValType> types = frame_at(depth).label_types();
+      const Types types = frame_at(depth).label_types();
       if (!pop_all(types)) return false;
       push_all(types);
       return true;
@@ -485,13 +899,14 @@ bool CodeValidator::br_table() {
   const std::span<const uint32_t> targets = insn_.br_targets.first(insn_.br_targets.size() - 1);
   const uint32_t default_depth = insn_.br_targets.back();
   if (!check_label(default_depth) || !pop_expect(ValType::i32())) return false;
-  const std::span<const ValType> default_types = frame_at(default_depth).label_types();
+  const Types default_types = frame_at(default_depth).label_types();
   for (uint32_t depth : targets) {
     if (!check_label(depth)) return false;
-    std::span<const ValType> types = frame_at(depth).label_types();
-    if (types.size() != default_types.size())
+    const Types& types = frame_at(depth).label_types();
+    if (types.types.size() != default_types.types.size())
       return invalid("type mismatch: br_table target " + std::to_string(depth) + " has arity " +
-                     std::to_string(types.size()) + ", the default has " + std::to_string(default_types.size()));
+                     std::to_string(types.types.size()) + ", the default has " +
+                     std::to_string(default_types.types.size()));
     if (!peek_all(types)) return false;
   }
   if (!pop_all(default_types)) return false;
@@ -502,28 +917,30 @@ bool CodeValidator::br_table() {
 // -- Calls ------------------------------------------------------------------
 
 bool CodeValidator::call(Opcode op) {
-  const FuncType* type;
+  uint32_t type_index;
   if (op == Opcode::Call || op == Opcode::ReturnCall) {
     const uint32_t func = insn_.index;
     if (func >= ctx_.num_functions()) return unknown("function", func);
-    type = &ctx_.function_type(func);
+    type_index = ctx_.function_types[func];
   } else {
-    const uint32_t type_index = insn_.index, table = insn_.index2;
+    const uint32_t table = insn_.index2;
+    type_index = insn_.index;
     if (!check_table(table)) return false;
     if (ctx_.tables[table].element != ValType::funcref())
       return invalid("type mismatch: call_indirect through table " + std::to_string(table) + " of " +
                      describe(ctx_.tables[table].element));
     if (type_index >= module_.types.size()) return unknown("type", type_index);
-    type = &module_.types[type_index];
-    if (type->is_fiber)
+    if (module_.types[type_index].is_fiber)
       return invalid("type mismatch: not a function type: call_indirect type " + std::to_string(type_index) +
                      " is a fiber type");
-    if (!pop_expect(ValType::i32())) return false;
+    if (!pop_code(TypeCode::I32)) return false;
   }
-  if (!pop_all(type->params)) return false;
+  const FuncType* type = &module_.types[type_index];
+  const BlockSig& sig = type_sigs_[type_index];
+  if (!pop_all(sig.params)) return false;
   if (op == Opcode::ReturnCall || op == Opcode::ReturnCallIndirect) {
     // A tail call returns the callee's results as this function's own.
-    const std::span<const ValType> own = ctrls_.front().sig.results;
+    const std::span<const ValType> own = ctrls_.front().sig.results.types;
     bool match = own.size() == type->results.size();
     for (size_t i = 0; match && i < own.size(); ++i) match = ctx_.is_subtype(type->results[i], own[i]);
     if (!match)
@@ -532,7 +949,7 @@ bool CodeValidator::call(Opcode op) {
     set_unreachable();
     return true;
   }
-  push_all(type->results);
+  push_all(sig.results);
   return true;
 }
 
@@ -583,11 +1000,7 @@ bool CodeValidator::variable(Opcode op) {
   }
   ValType t;
   if (!local_type(index, t)) return false;
-  if (index < local_weights_.size()) {
-    // 4^depth, saturating: an access in a loop nest outweighs many outside it.
-    const uint32_t w = 1u << std::min<uint32_t>(2 * loop_depth_, 24);
-    local_weights_[index] = std::max(local_weights_[index], local_weights_[index] + w);
-  }
+  if (index < locals_info_.size()) count_access(index);
   if (op == Opcode::LocalGet) {
     push(t);
     return true;

@@ -1,7 +1,7 @@
 // Module-level validation: types, imports, index spaces, limits, globals,
 // exports, start, segments, tags, C.refs — then every function body.
 #include <algorithm>
-#include <map>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -15,6 +15,45 @@ namespace {
 Error module_error(std::string message) { return make_error(ErrorKind::Invalid, std::move(message)); }
 
 std::string entity(const char* what, size_t index) { return std::string(what) + " " + std::to_string(index); }
+
+// Equal keys (export names, type shapes) are found with an open-addressing
+// table of indices (linear probing, at most half full): no allocation per key,
+// unlike a node-based map or set, and linear time, unlike sorting.
+constexpr uint32_t kEmptySlot = UINT32_MAX;
+
+std::vector<uint32_t> index_table(size_t keys) {
+  size_t size = 16;
+  while (size < 2 * keys) size *= 2;
+  return std::vector<uint32_t>(size, kEmptySlot);
+}
+
+// FNV-1a over bytes or over whole words, then a final mix so that the low
+// bits (the slot) depend on every input bit.
+uint64_t hash_bytes(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : bytes) h = (h ^ uint8_t(c)) * 0x100000001b3ull;
+  return h ^ (h >> 29);
+}
+uint64_t hash_words(std::span<const uint64_t> words) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t w : words) h = (h ^ w) * 0x100000001b3ull;
+  return h ^ (h >> 29);
+}
+
+// The index of the first key equal to key `index` (`equal(j)`: key j equals
+// it), which is `index` itself if it is the first; inserted in that case.
+template <typename Equal>
+uint32_t first_equal(std::vector<uint32_t>& table, uint64_t hash, uint32_t index, Equal equal) {
+  const size_t mask = table.size() - 1;
+  for (size_t slot = hash & mask;; slot = (slot + 1) & mask) {
+    const uint32_t other = table[slot];
+    if (other == kEmptySlot) {
+      table[slot] = index;
+      return index;
+    }
+    if (equal(other)) return other;
+  }
+}
 
 Result<void> check_valtype(const ModuleContext& ctx, ValType t, const std::string& where,
                            uint32_t type_bound = UINT32_MAX) {
@@ -72,8 +111,14 @@ Result<void> check_tag_type(const ModuleContext& ctx, uint32_t type_index, const
 // (canonical_type_ids relies on it).
 Result<void> check_types(ModuleContext& ctx) {
   const Module& m = ctx.module;
+  // Most types are function types over numbers, which need no check: the
+  // others build their location for messages (a string per type would cost
+  // more than the checks).
+  auto numeric = [](ValType t) { return t.kind <= ValType::F64; };
   for (size_t i = 0; i < m.types.size(); ++i) {
     const FuncType& type = m.types[i];
+    if (!type.is_fiber && std::ranges::all_of(type.params, numeric) && std::ranges::all_of(type.results, numeric))
+      continue;
     const std::string where = entity("type", i);
     if (type.is_fiber) {
       if (!ctx.options.enable_fibers) return module_error("fiber support is not enabled: fiber type in " + where);
@@ -119,10 +164,12 @@ Result<void> build_index_spaces(ModuleContext& ctx) {
         return module_error("malformed import kind in " + where);
     }
   }
+  ctx.function_types.reserve(ctx.function_types.size() + m.functions.size());
   for (size_t i = 0; i < m.functions.size(); ++i) {
-    WEFT_TRY(check_function_type_index(ctx, m.functions[i].type_index,
-                                       entity("function", ctx.function_types.size())));
-    ctx.function_types.push_back(m.functions[i].type_index);
+    const uint32_t type_index = m.functions[i].type_index;
+    if (type_index >= m.types.size() || m.types[type_index].is_fiber)  // (the location only for the message)
+      WEFT_TRY(check_function_type_index(ctx, type_index, entity("function", ctx.function_types.size())));
+    ctx.function_types.push_back(type_index);
   }
   for (const Table& table : m.tables) {
     WEFT_TRY(check_table_type(ctx, table.type, entity("table", ctx.tables.size())));
@@ -175,10 +222,11 @@ Result<void> check_globals(const ModuleContext& ctx) {
 
 Result<void> check_exports(const ModuleContext& ctx) {
   const Module& m = ctx.module;
-  std::vector<std::string_view> names;
-  names.reserve(m.exports.size());
+  std::vector<uint32_t> table = index_table(m.exports.size());
+  bool duplicate = false;
   const uint32_t num_tags = ctx.num_tags();
-  for (const Export& exp : m.exports) {
+  for (uint32_t i = 0; i < m.exports.size(); ++i) {
+    const Export& exp = m.exports[i];
     uint32_t count = 0;
     const char* space = "";
     switch (exp.kind) {
@@ -192,12 +240,17 @@ Result<void> check_exports(const ModuleContext& ctx) {
     if (exp.index >= count)
       return module_error(std::string("unknown ") + space + " " + std::to_string(exp.index) + " in export \"" +
                           exp.name + "\"");
-    names.push_back(exp.name);
+    const uint64_t hash = hash_bytes(exp.name);
+    duplicate |= first_equal(table, hash, i, [&](uint32_t j) { return m.exports[j].name == exp.name; }) != i;
   }
+  if (!duplicate) return {};
+  // The message names the duplicated name that sorts first, as it always has.
+  std::vector<std::string_view> names;
+  names.reserve(m.exports.size());
+  for (const Export& exp : m.exports) names.push_back(exp.name);
   std::sort(names.begin(), names.end());
-  auto dup = std::adjacent_find(names.begin(), names.end());
-  if (dup != names.end()) return module_error("duplicate export name \"" + std::string(*dup) + "\"");
-  return {};
+  return module_error("duplicate export name \"" + std::string(*std::adjacent_find(names.begin(), names.end())) +
+                      "\"");
 }
 
 Result<void> check_start(const ModuleContext& ctx) {
@@ -217,7 +270,8 @@ Result<void> check_elems(const ModuleContext& ctx) {
     const std::string where = entity("elem segment", i);
     WEFT_TRY(check_valtype(ctx, elem.type, where));
     if (!elem.type.is_ref()) return module_error("malformed reference type in " + where);
-    for (const ConstExpr& item : elem.items) WEFT_TRY(check_const_expr(ctx, item, elem.type, where + " item"));
+    const std::string item_where = where + " item";
+    for (const ConstExpr& item : elem.items) WEFT_TRY(check_const_expr(ctx, item, elem.type, item_where));
     if (elem.mode == SegmentMode::Active) {
       if (elem.table >= ctx.tables.size())
         return module_error("unknown table " + std::to_string(elem.table) + " in " + where);
@@ -256,20 +310,28 @@ std::vector<uint32_t> canonical_type_ids(const Module& module) {
   // (already canonical) or the type itself (a distinct marker); anything else
   // is invalid and keeps its raw index, so it never matches a valid type.
   constexpr uint64_t kSelf = 1ull << 32, kRaw = 1ull << 33;
-  std::map<std::vector<uint64_t>, uint32_t> ids;
-  std::vector<uint64_t> key;
+  std::vector<uint64_t> keys;              // every type's key, back to back
+  std::vector<size_t> key_begin(n + 1, 0);  // type i's key: keys[key_begin[i], key_begin[i + 1])
+  std::vector<uint32_t> table = index_table(n);
+  auto key = [&](size_t i) {
+    return std::span<const uint64_t>(keys.data() + key_begin[i], key_begin[i + 1] - key_begin[i]);
+  };
   for (size_t i = 0; i < n; ++i) {
     const FuncType& type = module.types[i];
-    key.assign({uint64_t(type.is_fiber) | uint64_t(type.params.size()) << 1});
+    key_begin[i] = keys.size();
+    keys.push_back(uint64_t(type.is_fiber) | uint64_t(type.params.size()) << 1);
     auto add = [&](ValType t) {
       uint64_t target = 0;
       if (t.kind == ValType::TypedRef)
         target = t.type_index < i ? canonical[t.type_index] : t.type_index == i ? kSelf : kRaw | t.type_index;
-      key.push_back(uint64_t(t.kind) | uint64_t(t.is_ref() && t.nullable) << 8 | target << 16);
+      keys.push_back(uint64_t(t.kind) | uint64_t(t.is_ref() && t.nullable) << 8 | target << 16);
     };
     for (ValType t : type.params) add(t);
     for (ValType t : type.results) add(t);
-    canonical[i] = ids.try_emplace(key, uint32_t(i)).first->second;
+    key_begin[i + 1] = keys.size();
+    const std::span<const uint64_t> own = key(i);
+    canonical[i] = first_equal(table, hash_words(own), uint32_t(i),
+                               [&](uint32_t j) { return std::ranges::equal(key(j), own); });
   }
   return canonical;
 }

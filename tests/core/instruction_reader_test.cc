@@ -53,6 +53,15 @@ TEST(InstructionReader, IndicesConstantsAndMemargs) {
   ASSERT_TRUE(big64.ok);
   EXPECT_EQ(big64.insn.i64(), INT64_MIN);
 
+  // Nine bytes (the inline path's longest) at both ends of their range.
+  Read min63 = read_one({0x42, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40});  // i64.const -2^62
+  ASSERT_TRUE(min63.ok);
+  EXPECT_EQ(min63.insn.i64(), -(int64_t(1) << 62));
+  EXPECT_EQ(min63.end_pos, 10u);
+  Read max63 = read_one({0x42, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x3F});  // i64.const 2^62 - 1
+  ASSERT_TRUE(max63.ok);
+  EXPECT_EQ(max63.insn.i64(), (int64_t(1) << 62) - 1);
+
   Read f32 = read_one({0x43, 0x00, 0x00, 0x80, 0x3F});  // f32.const 1.0
   ASSERT_TRUE(f32.ok);
   EXPECT_EQ(f32.insn.f32_bits(), 0x3F800000u);
@@ -198,6 +207,51 @@ TEST(InstructionReader, PeekDoesNotMoveAndResetReusesTheReader) {
   EXPECT_EQ(insn.i32(), 42);
   EXPECT_TRUE(r.at_end());
   EXPECT_FALSE(r.peek_opcode().has_value());
+}
+
+// next(cursor, insn) reads what next(insn) reads, the position in the
+// caller's hands; set_cursor gives it back to the reader.
+TEST(InstructionReader, CursorReadsAsNextDoes) {
+  const std::vector<uint8_t> code = {
+      0x02, 0x7F,                                      // block (result i32)
+      0x41, 0x80, 0x01,                                // i32.const 128 (two bytes)
+      0x28, 0x02, 0x90, 0x4E,                          // i32.load align=2 offset=10000
+      0x44, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F,              // f64.const 1.0 (out of line)
+      0x0E, 0x02, 0x00, 0x01, 0x00,                    // br_table 0 1 0
+      0xFC, 0x0A, 0x00, 0x00,                          // memory.copy (prefixed)
+      0x11, 0x03, 0x00,                                // call_indirect type 3, table 0
+      0x0B};                                           // end
+  InstructionReader by_next(code), by_cursor(code);
+  const uint8_t* cursor = by_cursor.cursor();
+  Instruction a, b;
+  while (!by_next.at_end()) {
+    ASSERT_TRUE(by_next.next(a));
+    ASSERT_TRUE(by_cursor.next(cursor, b));
+    EXPECT_EQ(a.op, b.op);
+    EXPECT_EQ(a.offset, b.offset);
+    EXPECT_EQ(by_next.pos(), by_cursor.offset_of(cursor));
+    switch (kImmediateKind[size_t(a.op)]) {
+      case ImmKind::BlockType: EXPECT_EQ(a.block.value, b.block.value); break;
+      case ImmKind::I32: case ImmKind::F64: EXPECT_EQ(a.bits, b.bits); break;
+      case ImmKind::Memarg: EXPECT_EQ(a.mem_offset, b.mem_offset); EXPECT_EQ(a.align, b.align); break;
+      case ImmKind::BrTable: EXPECT_EQ(std::vector<uint32_t>(a.br_targets.begin(), a.br_targets.end()),
+                                       std::vector<uint32_t>(b.br_targets.begin(), b.br_targets.end())); break;
+      case ImmKind::CallIndirect: EXPECT_EQ(a.index, b.index); EXPECT_EQ(a.index2, b.index2); break;
+      default: break;
+    }
+  }
+  EXPECT_TRUE(by_cursor.at_end(cursor));
+  by_cursor.set_cursor(cursor);
+  EXPECT_TRUE(by_cursor.at_end());
+
+  // Errors are the same too: a truncated LEB in the middle of the code.
+  const std::vector<uint8_t> truncated = {0x01, 0x41, 0x80};  // nop, i32.const <cut>
+  InstructionReader r(truncated);
+  const uint8_t* at = r.cursor();
+  ASSERT_TRUE(r.next(at, a));
+  EXPECT_FALSE(r.next(at, a));
+  EXPECT_EQ(r.error_offset(), read_one({0x41, 0x80}).error_offset + 1);
+  EXPECT_STREQ(r.error(), read_one({0x41, 0x80}).error);
 }
 
 }  // namespace

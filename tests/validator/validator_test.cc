@@ -5,11 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "core/leb128.h"
 #include "core/opcodes.h"
 #include "tests/validator/code_builder.h"
+#include "validator/code_validator.h"
 
 namespace weft::validator {
 namespace {
@@ -92,6 +96,26 @@ TEST(ValidatorSideTables, DeclaredFunctionRefs) {
   auto r = validate_module(m);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_EQ(r->declared_function_refs, (std::vector<bool>{false, true, true, true}));
+}
+
+TEST(ValidatorSideTables, HotLocalsRankedByLoopWeightThenIndex) {
+  // 14 i32 locals. Every access weighs 4^(enclosing loops): locals 1..13 are
+  // read twice at depth 0 (2); local 13 once more in a loop (6), local 7 once
+  // more two loops deep (18); local 12 once more through the general path (a
+  // local.set on the empty stack of dead code: 3); local 0 is read once (1,
+  // not worth a register). Twelve are kept: the heaviest first, equal
+  // weights in index order, so local 11, the last of the weight-2 ones, drops
+  // out.
+  Code body;
+  body.get(0).op(O::Drop);
+  for (uint32_t i = 1; i <= 13; ++i) body.get(i).op(O::Drop).get(i).op(O::Drop);
+  body.op(O::Loop).byte(0x40).get(13).op(O::Drop).op(O::Loop).byte(0x40).get(7).op(O::Drop).end().end();
+  body.op(O::Block).byte(0x40).op(O::Unreachable).op(O::LocalSet).u32(12).end().end();
+  auto r = validate_module(single_function({{}, {}}, body, {{14, i32}}));
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  const FunctionInfo& info = r->functions[0];
+  const std::vector<uint32_t> hot(info.hot_locals.begin(), info.hot_locals.begin() + info.num_hot_locals);
+  EXPECT_EQ(hot, (std::vector<uint32_t>{7, 13, 12, 1, 2, 3, 4, 5, 6, 8, 9, 10}));
 }
 
 // ---------------------------------------------------------------------------
@@ -183,6 +207,47 @@ TEST(ValidatorControl, ReturnAndBrIf) {
 
 TEST(ValidatorControl, BlockTypeIndex) {
   EXPECT_TRUE(invalid(single_function({{}, {}}, Code().op(O::Block).s32(7).op(O::End).op(O::End)), "unknown type"));
+}
+
+// The fast paths (code_validator.cc) type the common cases on one-byte codes
+// and leave the rest, errors included, to the general path: the same verdict,
+// message and offset either way.
+TEST(ValidatorControl, DeadCodeThroughTheFastPaths) {
+  // block (result i64) unreachable end: the result is a real i64 afterwards.
+  EXPECT_TRUE(valid(single_function({{}, {i64}}, Code().op(O::Block).byte(0x7E).op(O::Unreachable).end().end())));
+  auto mismatch_at = [](const Code& body, std::vector<ValType> results, const std::string& message,
+                        size_t offset) -> ::testing::AssertionResult {
+    auto r = validate_module(single_function({{}, std::move(results)}, body));
+    if (r.ok()) return ::testing::AssertionFailure() << "accepted";
+    const std::string want = "invalid error at func 0 +0x" + [&] {
+      char hex[16];
+      std::snprintf(hex, sizeof hex, "%zx", offset);
+      return std::string(hex);
+    }() + ": " + message;
+    if (r.error().to_string() != want)
+      return ::testing::AssertionFailure() << "got \"" << r.error().to_string() << "\", expected \"" << want << "\"";
+    return ::testing::AssertionSuccess();
+  };
+  // ... and so a use as i32 is a mismatch at that use (i32.eqz at offset 4).
+  EXPECT_TRUE(mismatch_at(Code().op(O::Block).byte(0x7E).op(O::Unreachable).end().op(O::I32Eqz).end(), {i32},
+                          "type mismatch: expected i32, got i64", 4));
+  // if (result i32) unreachable else i32.const 1 end; i32.eqz
+  EXPECT_TRUE(valid(single_function({{}, {i32}}, Code().i32(0).op(O::If).byte(0x7F).op(O::Unreachable)
+                                                     .op(O::Else).i32(1).end().op(O::I32Eqz).end())));
+  // br_if in dead code leaves the label's type, not Unknown: block (result
+  // i64) unreachable i32.const 0 br_if 0 i32.eqz — i32.eqz at offset 7.
+  EXPECT_TRUE(mismatch_at(Code().op(O::Block).byte(0x7E).op(O::Unreachable).i32(0).op(O::BrIf).u32(0)
+                              .op(O::I32Eqz).end().end(),
+                          {i64}, "type mismatch: expected i32, got i64", 7));
+  // A call whose arguments run out in dead code: the results are real.
+  Module m;
+  m.types = {{{i32, i64}, {f32}}, {{}, {f32}}};
+  m.functions.push_back({0, {}, Code().op(O::F32Const).zeros(4).end().bytes, 0});
+  m.functions.push_back({1, {}, Code().op(O::Unreachable).op(O::I64Const).byte(0).op(O::Call).u32(0).end().bytes, 0});
+  EXPECT_TRUE(valid(m));
+  // Plain instructions: the operand below the top is checked too (offset 4).
+  EXPECT_TRUE(mismatch_at(Code().op(O::I64Const).byte(0).i32(0).op(O::I32Add).op(O::Drop).end(), {},
+                          "type mismatch: expected i32, got i64", 4));
 }
 
 // ---------------------------------------------------------------------------
@@ -479,6 +544,28 @@ TEST(ValidatorRobustness, EveryTruncationAndRandomBodies) {
       for (int k = 0; k < 3; ++k) b[rng() % b.size()] = uint8_t(rng());
     }
     (void)validate_module(m);  // must not crash or hang
+  }
+}
+
+// The operand stack's bound holds however the operands are pushed (the fast
+// paths stop one short of it and leave the error to the general path).
+TEST(ValidatorRobustness, OperandStackBoundIsALimitErrorAtThePush) {
+  for (Code push : {Code().i32(0), Code().get(0), Code().op(O::GlobalGet).u32(0)}) {
+    auto body = [&](uint32_t pushes) {
+      Code code;
+      for (uint32_t i = 0; i < pushes; ++i) code.bytes.insert(code.bytes.end(), push.bytes.begin(), push.bytes.end());
+      return code.op(O::Unreachable).end();
+    };
+    Module m = single_function({{}, {}}, body(kMaxOperandStackHeight), {{1, i32}});
+    m.globals.push_back({{i32, false}, i32_const(0)});
+    EXPECT_TRUE(valid(m));
+    m.functions[0].body = body(kMaxOperandStackHeight + 1).bytes;
+    auto r = validate_module(m);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, ErrorKind::Limit);
+    EXPECT_EQ(r.error().message, "operand stack too deep");
+    EXPECT_EQ(r.error().location.to_string(),
+              Location::in_function(0, uint64_t(kMaxOperandStackHeight) * push.bytes.size()).to_string());
   }
 }
 
