@@ -29,7 +29,7 @@ JitExecutor::JitExecutor(runtime::Store& store) : store_(store), interp_(store) 
   ctx_.interp_stack = interp_.current_stack_slot();
   ctx_.trap = &trap_;
   interp_.fiber_runtime().set_body_runner(this);
-  emit_stubs();
+  use_entry_stubs();
 }
 
 JitExecutor::~JitExecutor() = default;
@@ -92,7 +92,7 @@ const EntryStubs& entry_stubs() {
 }
 }  // namespace
 
-void JitExecutor::emit_stubs() {
+void JitExecutor::use_entry_stubs() {
   const EntryStubs& stubs = entry_stubs();
   host_entry_ = stubs.host_entry;
   host_clause_entry_ = stubs.host_clause_entry;

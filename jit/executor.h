@@ -51,7 +51,7 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   Error take_trap();
   struct InstanceCode;
   void write_perf_map(const runtime::Instance& instance, const InstanceCode& code);
-  void emit_stubs();  // finds the process's stubs
+  void use_entry_stubs();  // takes the process-wide stubs (entry_stubs in executor.cc)
 
   runtime::Store& store_;
   interpreter::Interpreter interp_;
@@ -75,7 +75,7 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   TrapState trap_;
   JitContext ctx_;
   uint32_t entries_ = 0;  // active host → JIT entries (nesting)
-  // The stubs between the C convention and JIT code's (emit_stubs, shared by
+  // The stubs between the C convention and JIT code's (use_entry_stubs, shared by
   // all executors): the NativeEntry of every compiled function, the same for
   // its clause entry, and the host adapter (ctx_.host_adapter).
   void* host_entry_ = nullptr;
