@@ -325,12 +325,20 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       masm_.move_imm(kScratch, count);
       masm_.compare(true, index, kScratch);
       masm_.move_if(Cond::GtU, index, kScratch);
-      std::vector<Label> stubs;
-      for (size_t i = 0; i < imm.br_targets.size(); ++i) stubs.push_back(masm_.new_label());
-      masm_.jump_table(index, stubs.data(), uint32_t(stubs.size()));
+      // An entry jumps straight to its target, unless the branch has to move
+      // its values first: then to a stub that moves them and jumps on.
+      std::vector<Label> entries;
+      std::vector<bool> stub;
+      for (size_t i = 0; i < imm.br_targets.size(); ++i) {
+        const ControlFrame& target = control_[control_.size() - 1 - imm.br_targets[i]];
+        stub.push_back(branch_needs_moves(target));
+        entries.push_back(stub.back() ? masm_.new_label() : target.label);
+      }
+      masm_.jump_table(index, entries.data(), uint32_t(entries.size()));
       free_reg(index);
       for (size_t i = 0; i < imm.br_targets.size(); ++i) {
-        masm_.bind(stubs[i]);
+        if (!stub[i]) continue;
+        masm_.bind(entries[i]);
         branch_to(control_[control_.size() - 1 - imm.br_targets[i]]);
       }
       mark_unreachable();
