@@ -101,7 +101,80 @@ void FunctionCompiler::shift(ShiftOp op, bool wide) {
   push_reg(a);
 }
 
+// Division by a constant (C's `x / 2`, `i % 8`, `n / 10`): a power of two
+// becomes a shift or a mask (rounding toward zero for signed values), 1 and
+// -1 need no division at all, and any other divisor but 0 needs neither trap
+// check. Returns false, having emitted nothing, when the general path must
+// divide: `checked` then says whether it needs the checks (0 traps, and
+// a signed division by -1 can overflow).
+bool FunctionCompiler::divide_by_constant(bool is_signed, bool wide, bool remainder, bool& checked) {
+  const unsigned width = wide ? 64 : 32;
+  const uint64_t mask = wide ? ~uint64_t(0) : 0xFFFFFFFFull;
+  const uint64_t d = stack_.back().imm & mask;
+  if (d == 0) return false;
+  const bool minus_one = is_signed && d == mask;
+  if (minus_one && !remainder) return false;  // INT_MIN / -1 traps
+  const uint64_t sign_bit = uint64_t(1) << (width - 1);
+  const bool power_of_two = (d & (d - 1)) == 0 && !(is_signed && d == sign_bit);
+  if (minus_one || (power_of_two && d == 1 && remainder)) {  // x rem ±1 = 0
+    pop_discard();
+    pop_discard();
+    push_const(0);
+    return true;
+  }
+  if (!power_of_two) {
+    checked = false;
+    return false;
+  }
+  const unsigned k = unsigned(__builtin_ctzll(d));
+  pop_discard();
+  Reg x = pop_to_reg();
+  // `mask_with(r, m)`: r &= m, m being any constant of the operation's width.
+  auto mask_with = [&](Reg r, uint64_t m) {
+    if (fits_imm32(m, wide)) {
+      masm_.int_op_imm(IntOp::And, wide, r, int32_t(uint32_t(m)));
+      return;
+    }
+    Reg t = alloc_reg();
+    masm_.move_imm(t, m);
+    masm_.int_op(IntOp::And, wide, r, t);
+    free_reg(t);
+  };
+  if (!is_signed) {
+    if (remainder)
+      mask_with(x, d - 1);
+    else if (k)
+      masm_.shift_imm(ShiftOp::ShrU, wide, x, uint8_t(k));
+    push_reg(x);
+    return true;
+  }
+  if (k == 0) {  // x / 1
+    push_reg(x);
+    return true;
+  }
+  // Signed: shifting rounds toward minus infinity, Wasm toward zero, so a
+  // negative x first gets d - 1 added: bias = (x >> (width - 1)) >>> (width - k).
+  Reg t = alloc_reg();
+  masm_.move(t, x);
+  masm_.shift_imm(ShiftOp::ShrS, wide, t, uint8_t(width - 1));
+  masm_.shift_imm(ShiftOp::ShrU, wide, t, uint8_t(width - k));
+  masm_.int_op(IntOp::Add, wide, t, x);
+  if (!remainder) {
+    masm_.shift_imm(ShiftOp::ShrS, wide, t, uint8_t(k));
+    free_reg(x);
+    push_reg(t);
+    return true;
+  }
+  mask_with(t, (0 - d) & mask);  // (x + bias) rounded toward zero to a multiple of d
+  masm_.int_op(IntOp::Sub, wide, x, t);
+  free_reg(t);
+  push_reg(x);
+  return true;
+}
+
 void FunctionCompiler::divide(bool is_signed, bool wide, bool remainder) {
+  bool checked = true;
+  if (stack_.back().loc == Loc::Const && divide_by_constant(is_signed, wide, remainder, checked)) return;
   // A machine that divides in fixed registers gets them free; dividend and
   // divisor elsewhere. The macro-assembler emits the traps' checks.
   constexpr uint32_t fixed = MacroAssembler::kDivideClobbers;
@@ -110,9 +183,12 @@ void FunctionCompiler::divide(bool is_signed, bool wide, bool remainder) {
     if (fixed & reg_bit(r)) gpr_mirror_[r] = -1;
   Reg divisor = pop_to_reg(fixed);
   Reg dividend = pop_to_reg(fixed);
-  Label by_zero = trap_label(runtime::TrapKind::IntegerDivideByZero);
-  Label overflow = is_signed && !remainder ? trap_label(runtime::TrapKind::IntegerOverflow) : by_zero;
-  Reg result = masm_.divide(is_signed, wide, remainder, dividend, divisor, by_zero, overflow);
+  Label by_zero, overflow;  // bound only when checked
+  if (checked) {
+    by_zero = trap_label(runtime::TrapKind::IntegerDivideByZero);
+    overflow = is_signed && !remainder ? trap_label(runtime::TrapKind::IntegerOverflow) : by_zero;
+  }
+  Reg result = masm_.divide(is_signed, wide, remainder, dividend, divisor, by_zero, overflow, checked);
   free_reg(divisor);
   free_reg(dividend);
   push_reg(result);
@@ -129,6 +205,19 @@ void FunctionCompiler::extend(int from_bits, bool wide) {
 // entry, and an operand already in one is used in place (no round trip
 // through a general register per operation).
 void FunctionCompiler::float_binary(FloatOp op, bool f64) {
+  if (stack_.back().loc == Loc::Local) {  // the register mirroring the local is the operand, read in place
+    const int m = mirror_of_local(fp_mirror_, uint32_t(stack_.back().imm));
+    if (m >= 0) {
+      stack_.pop_back();
+      const bool hold = !(fp_used_ & (1u << m));  // keep `a` out of it
+      if (hold) fp_used_ |= 1u << m;
+      FReg a = pop_to_fp();
+      masm_.fp_op(op, f64, a, FReg(m));
+      if (hold) free_fp(FReg(m));
+      push_fp(a);
+      return;
+    }
+  }
   FReg b = pop_to_fp();
   FReg a = pop_to_fp();
   masm_.fp_op(op, f64, a, b);
@@ -160,6 +249,15 @@ bool FunctionCompiler::float_unary(Opcode op) {
     push_reg(a);
     return true;
   };
+  // Signed int → float: the result lands in a float register.
+  auto convert_s = [&](bool f64, bool wide) {
+    Reg a = pop_to_reg();
+    FReg x = alloc_fp();
+    masm_.fp_convert_s(f64, wide, x, a);
+    free_reg(a);
+    push_fp(x);
+    return true;
+  };
   const bool can_round = MacroAssembler::can_round_floats();
   switch (op) {
     case Opcode::F32Sqrt: case Opcode::F64Sqrt: {
@@ -174,10 +272,10 @@ bool FunctionCompiler::float_unary(Opcode op) {
     case Opcode::F64Neg: return in_place([&](Reg a) { masm_.float_neg(true, a); });
     case Opcode::F64PromoteF32: return in_place([&](Reg a) { masm_.float_promote(a); });
     case Opcode::F32DemoteF64: return in_place([&](Reg a) { masm_.float_demote(a); });
-    case Opcode::F32ConvertI32S: return in_place([&](Reg a) { masm_.float_convert_s(false, false, a); });
-    case Opcode::F32ConvertI64S: return in_place([&](Reg a) { masm_.float_convert_s(false, true, a); });
-    case Opcode::F64ConvertI32S: return in_place([&](Reg a) { masm_.float_convert_s(true, false, a); });
-    case Opcode::F64ConvertI64S: return in_place([&](Reg a) { masm_.float_convert_s(true, true, a); });
+    case Opcode::F32ConvertI32S: return convert_s(false, false);
+    case Opcode::F32ConvertI64S: return convert_s(false, true);
+    case Opcode::F64ConvertI32S: return convert_s(true, false);
+    case Opcode::F64ConvertI64S: return convert_s(true, true);
     default: break;
   }
   if (!can_round) return false;

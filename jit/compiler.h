@@ -196,6 +196,7 @@ class FunctionCompiler {
   void eqz(bool wide);
   void shift(ShiftOp op, bool wide);
   void divide(bool is_signed, bool wide, bool remainder);
+  bool divide_by_constant(bool is_signed, bool wide, bool remainder, bool& checked);
   void extend(int from_bits, bool wide);
   void call_thunk(const void* fn, uint32_t operands, bool can_trap);
   void float_binary(FloatOp op, bool f64);

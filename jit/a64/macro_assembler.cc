@@ -290,10 +290,10 @@ void MacroAssembler::shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count) {
 }
 
 Reg MacroAssembler::divide(bool is_signed, bool wide, bool remainder, Reg dividend, Reg divisor, Label div_by_zero,
-                           Label overflow) {
+                           Label overflow, bool checked) {
   const arm::Gp a = gp(dividend, wide), b = gp(divisor, wide), t = gp(kTmp, wide);
-  asm_.cbz(b, label(div_by_zero));
-  if (is_signed && !remainder) {
+  if (checked) asm_.cbz(b, label(div_by_zero));
+  if (checked && is_signed && !remainder) {
     // INT_MIN / -1 overflows; sdiv would give INT_MIN. (INT_MIN rem -1 is 0,
     // which sdiv + msub compute as they are.)
     Label normal = new_label();
@@ -391,6 +391,10 @@ void MacroAssembler::fp_sqrt(bool f64, FReg dst) {
   asm_.fsqrt(a, a);
 }
 
+void MacroAssembler::fp_convert_s(bool f64, bool wide, FReg dst, Reg src) {
+  asm_.scvtf(fv(dst, f64), gp(src, wide));  // a scalar write clears the upper bits
+}
+
 // ---- floats as bit patterns in general registers ------------------------------------
 
 namespace {
@@ -486,10 +490,6 @@ void MacroAssembler::float_demote(Reg dst) {
   asm_.fmov(w(dst), arm::s(kF0));
 }
 
-void MacroAssembler::float_convert_s(bool f64, bool wide, Reg dst) {
-  asm_.scvtf(fv(kF0, f64), gp(dst, wide));
-  from_fp(asm_, dst, kF0, f64);
-}
 
 // ---- comparisons and branches ----------------------------------------------------
 

@@ -330,12 +330,14 @@ void MacroAssembler::shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count) {
 }
 
 Reg MacroAssembler::divide(bool is_signed, bool wide, bool remainder, Reg dividend, Reg divisor,
-                           Label div_by_zero, Label overflow) {
+                           Label div_by_zero, Label overflow, bool checked) {
   move(reg::rax, dividend);
-  test_bits(wide, divisor, divisor);
-  jump_if_zero(div_by_zero);
   Label done = new_label();
-  if (is_signed) {
+  if (checked) {
+    test_bits(wide, divisor, divisor);
+    jump_if_zero(div_by_zero);
+  }
+  if (is_signed && checked) {
     // INT_MIN / -1 overflows (div traps, rem is 0); idiv would fault on it.
     Label normal = new_label();
     compare_imm(wide, divisor, -1);
@@ -452,6 +454,14 @@ void MacroAssembler::fp_sqrt(bool f64, FReg dst) {
   f64 ? asm_.sqrtsd(a, a) : asm_.sqrtss(a, a);
 }
 
+void MacroAssembler::fp_convert_s(bool f64, bool wide, FReg dst, Reg src) {
+  // cvtsi2ss/sd merge into the register's upper bits: clearing it first keeps
+  // an f32's upper bits clear and the result from waiting on the last writer.
+  const x86::Xmm a = x86::xmm(dst);
+  asm_.xorps(a, a);
+  f64 ? asm_.cvtsi2sd(a, gp(src, wide)) : asm_.cvtsi2ss(a, gp(src, wide));
+}
+
 void MacroAssembler::float_op(FloatOp op, bool f64, Reg dst, Reg src) {
   const x86::Xmm& a = x86::xmm0;
   const x86::Xmm& b = x86::xmm1;
@@ -559,16 +569,6 @@ void MacroAssembler::float_demote(Reg dst) {
   asm_.movd(d(dst), x86::xmm0);
 }
 
-void MacroAssembler::float_convert_s(bool f64, bool wide, Reg dst) {
-  // cvtsi2ss/sd merge into xmm0's upper bits: clear it first so the result
-  // does not wait on xmm0's last writer.
-  asm_.xorps(x86::xmm0, x86::xmm0);
-  if (f64)
-    asm_.cvtsi2sd(x86::xmm0, gp(dst, wide));
-  else
-    asm_.cvtsi2ss(x86::xmm0, gp(dst, wide));
-  from_xmm(asm_, dst, x86::xmm0, f64);
-}
 
 void MacroAssembler::compare(bool wide, Reg a, Reg b) {
   if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0x39, a, b));

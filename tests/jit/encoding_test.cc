@@ -155,12 +155,12 @@ TEST(JitEncoding, FloatSignBitsAndConversions) {
   // movq xmm0, rax; cvtsd2ss xmm0, xmm0; movd eax, xmm0
   EXPECT_EQ(encode([](auto& m) { m.float_demote(reg::rax); }),
             (Bytes{0x66, 0x48, 0x0F, 0x6E, 0xC0, 0xF2, 0x0F, 0x5A, 0xC0, 0x66, 0x0F, 0x7E, 0xC0}));
-  // xorps xmm0, xmm0; cvtsi2sd xmm0, eax (32-bit source: signed i32); movq rax, xmm0
-  EXPECT_EQ(encode([](auto& m) { m.float_convert_s(true, false, reg::rax); }),
-            (Bytes{0x0F, 0x57, 0xC0, 0xF2, 0x0F, 0x2A, 0xC0, 0x66, 0x48, 0x0F, 0x7E, 0xC0}));
-  // cvtsi2sd xmm0, rax (REX.W: i64 source)
-  Bytes wide = encode([](auto& m) { m.float_convert_s(true, true, reg::rax); });
-  EXPECT_EQ(Bytes(wide.begin() + 3, wide.begin() + 8), (Bytes{0xF2, 0x48, 0x0F, 0x2A, 0xC0}));
+  // Into a float register: xorps xmm2, xmm2; cvtsi2sd xmm2, eax (32-bit source: signed i32)
+  EXPECT_EQ(encode([](auto& m) { m.fp_convert_s(true, false, 2, reg::rax); }),
+            (Bytes{0x0F, 0x57, 0xD2, 0xF2, 0x0F, 0x2A, 0xD0}));
+  // cvtsi2sd xmm2, rax (REX.W: i64 source)
+  Bytes wide = encode([](auto& m) { m.fp_convert_s(true, true, 2, reg::rax); });
+  EXPECT_EQ(Bytes(wide.begin() + 3, wide.end()), (Bytes{0xF2, 0x48, 0x0F, 0x2A, 0xD0}));
 }
 
 // The forms the macro-assembler encodes itself (macro_assembler.cc, "direct
