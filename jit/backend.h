@@ -85,6 +85,16 @@ static_assert(pins_are_allocatable(),
 static_assert(std::size(R::kAllocatable) - std::size(R::kPinnableLocals) >= 5 &&
                   std::size(R::kFloatAllocatable) - std::size(R::kFloatPinnableLocals) >= 4,
               "enough registers stay with the operand stack (at most three are held outside it at once)");
+constexpr bool params_are_free_on_entry() {
+  for (Reg r : R::kParams)
+    if (!contains(R::kAllocatable, r) || contains(R::kPinnableLocals, r) || r == R::kArg[1] || r == R::kScratch)
+      return false;
+  for (FReg f : R::kFloatParams)
+    if (!contains(R::kFloatAllocatable, f) || contains(R::kFloatPinnableLocals, f)) return false;
+  return reg_list::distinct(R::kParams);
+}
+static_assert(params_are_free_on_entry(),
+              "register arguments are cache registers outside the pins, the frame argument and the scratch register");
 static_assert(R::FiberSwitch::kArrivedTag == R::kReturn2,
               "an event arrives in the register weft_jit_fiber returns its tag in: one dispatch for both");
 }  // namespace role_checks

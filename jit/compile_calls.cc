@@ -1,10 +1,13 @@
-// Calls. Every callee is entered through FuncInstance::jit_entry in JIT
-// code's own convention (jit/<arch>/registers.h): its code, or the host
-// adapter that passes the call on to a trampoline into the interpreter or the
-// host function (FuncInstance::native_entry). So direct and indirect calls are
-// one sequence: spill the stack (arguments land in their canonical slots,
-// which become the callee's frame), call, check for a trap, reload the memory
-// registers and pinned locals.
+// Calls. A call to a function of the same instance is direct: its first
+// arguments go in registers (for_each_register_param), the rest in their
+// canonical slots, which become the callee's frame, and `call` enters the
+// callee's register entry (FunctionCompiler::register_entry, or the
+// executor's stub into the interpreter when it was not compiled). Every other
+// callee is entered through FuncInstance::jit_entry with all arguments in
+// their slots: its code, or the host adapter that passes the call on to a
+// trampoline into the interpreter or the host function
+// (FuncInstance::native_entry). Both then check for a trap and reload the
+// memory registers and pinned locals.
 #include "jit/compiler.h"
 #include "jit/context.h"
 
@@ -41,6 +44,117 @@ void FunctionCompiler::call_function(const runtime::FuncInstance*, uint32_t para
   check_call_result();
   truncate(first);
   push_slots(results);
+}
+
+void FunctionCompiler::move_to_param(uint32_t position, bool fp, Reg reg) {
+  StackValue& v = stack_[position];
+  constexpr Reg kFrameReg = Registers::kFrame;
+  const FReg x = FReg(reg);
+  switch (v.loc) {
+    case Loc::Reg:
+      if (fp)
+        masm_.fp_from_gpr(x, v.reg);
+      else
+        masm_.move(reg, v.reg);
+      free_reg(v.reg);
+      break;
+    case Loc::Float:
+      if (fp)
+        masm_.fp_move(x, v.reg);
+      else
+        masm_.gpr_from_fp(reg, v.reg);
+      free_fp(v.reg);
+      break;
+    case Loc::Const:
+      if (fp) {
+        masm_.move_imm(Registers::kScratch, v.imm);
+        masm_.fp_from_gpr(x, Registers::kScratch);
+      } else {
+        masm_.move_imm(reg, v.imm);
+      }
+      break;
+    case Loc::Local: {
+      // Only pins are mirrors here (call_direct forgot the others).
+      const uint32_t local = uint32_t(v.imm);
+      if (const int m = mirror_of_local(gpr_mirror_, local); m >= 0) {
+        if (fp)
+          masm_.fp_from_gpr(x, Reg(m));
+        else
+          masm_.move(reg, Reg(m));
+      } else if (const int f = mirror_of_local(fp_mirror_, local); f >= 0) {
+        if (fp)
+          masm_.fp_move(x, FReg(f));
+        else
+          masm_.gpr_from_fp(reg, FReg(f));
+      } else if (fp) {
+        masm_.fp_load(x, kFrameReg, slot_disp(local));
+      } else {
+        masm_.load64(reg, kFrameReg, slot_disp(local));
+      }
+      break;
+    }
+    case Loc::Slot:
+      if (fp)
+        masm_.fp_load(x, kFrameReg, stack_disp(position));
+      else
+        masm_.load64(reg, kFrameReg, stack_disp(position));
+      break;
+  }
+  v = StackValue{};  // spent: a slot nobody reads
+}
+
+// A call to defined function `defined` of this instance (see the top).
+void FunctionCompiler::call_direct(uint32_t defined, const FuncType& type) {
+  const uint32_t params = uint32_t(type.params.size()), first = height() - params;
+  for (uint32_t i = 0; i < first; ++i) spill(i);
+  forget_mirrors();  // what stays are the pins, which no parameter register is
+  // Each argument's register (int: the register, float: 32 + the register), or -1: its slot.
+  // Registers as ids: a general register r is r, a float register x is 32 + x.
+  constexpr int16_t kInSlot = -1, kMoved = -2;
+  arg_targets_.assign(params, kInSlot);
+  for_each_register_param(type, [&](uint32_t i, bool fp, Reg r) { arg_targets_[i] = int16_t(fp ? 32 + r : r); });
+  auto source_of = [&](uint32_t i) {
+    const StackValue& v = stack_[first + i];
+    return v.loc == Loc::Reg ? int(v.reg) : v.loc == Loc::Float ? 32 + int(v.reg) : -1;
+  };
+  // The arguments that go in slots first, which may free registers.
+  for (uint32_t i = 0; i < params; ++i)
+    if (arg_targets_[i] == kInSlot) spill(first + i);
+  // Then the register-to-register moves, as a parallel move: each move whose
+  // target no other pending move still reads; a cycle is broken by spilling
+  // one source (it is loaded below).
+  constexpr size_t kMaxMoves = std::size(Registers::kParams) + std::size(Registers::kFloatParams);
+  uint32_t pending[kMaxMoves];
+  size_t count = 0;
+  for (uint32_t i = 0; i < params; ++i)
+    if (arg_targets_[i] >= 0 && source_of(i) >= 0) pending[count++] = i;
+  while (count > 0) {
+    size_t ready = count;
+    for (size_t k = 0; k < count && ready == count; ++k) {
+      bool read = false;
+      for (size_t j = 0; j < count; ++j)
+        if (j != k && source_of(pending[j]) == arg_targets_[pending[k]]) read = true;
+      if (!read) ready = k;
+    }
+    const size_t k = ready == count ? 0 : ready;
+    const uint32_t i = pending[k];
+    if (ready == count) {
+      spill(first + i);
+    } else {
+      move_to_param(first + i, arg_targets_[i] >= 32, Reg(arg_targets_[i] & 31));
+      arg_targets_[i] = kMoved;
+    }
+    --count;
+    pending[k] = pending[count];
+  }
+  // Last the constants, locals and slots: no register is read any more.
+  for (uint32_t i = 0; i < params; ++i)
+    if (const int target = arg_targets_[i]; target >= 0) move_to_param(first + i, target >= 32, Reg(target & 31));
+  masm_.address_of(kArg[1], kFp, stack_disp(first));
+  masm_.call((*direct_entries_)[defined]);
+  check_call_result();
+  truncate(first);
+  push_slots(uint32_t(type.results.size()));
 }
 
 // call_indirect's and return_call_indirect's target: the table entry the index
@@ -100,6 +214,11 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
     case Opcode::Call: {
       runtime::FuncInstance* callee = instance_.functions[imm.index];
       if (has_vec(*callee->type)) return unsupported("call with v128 values");
+      const uint32_t imported = module_.num_imported_functions();
+      if (direct_entries_ && imm.index >= imported) {
+        call_direct(imm.index - imported, *callee->type);
+        return {};
+      }
       spill_all();
       masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(callee));
       call_function(callee, uint32_t(callee->type->params.size()), uint32_t(callee->type->results.size()));

@@ -507,7 +507,7 @@ void FunctionCompiler::fiber_stubs() {
   clause_entry_ = masm_.new_label();
   has_clause_entry_ = true;
   masm_.bind(clause_entry_);
-  prologue();
+  prologue(false);  // a fresh fiber's arguments are in their slots
   masm_.load64(SwitchRegs::kArrivedTag, kCtx, ctx_event_tag);
   emit_dispatch(*entry, targets);
 }

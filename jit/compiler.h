@@ -56,7 +56,22 @@ struct ControlFrame {
   uint32_t branch_arity() const { return kind == Kind::Loop ? params : results; }
 };
 
-// The immediates of one instruction, decoded once.
+// The parameters a direct call passes in registers (Registers::kParams,
+// kFloatParams: the first integer and the first float parameters, in order):
+// f(index, is_float, reg) for each; the others go in their frame slots.
+template <class F>
+void for_each_register_param(const FuncType& type, F&& f) {
+  size_t ints = 0, floats = 0;
+  for (uint32_t i = 0; i < type.params.size(); ++i) {
+    const ValType t = type.params[i];
+    if (t == ValType::f32() || t == ValType::f64()) {
+      if (floats < std::size(Registers::kFloatParams)) f(i, true, Registers::kFloatParams[floats++]);
+    } else if (!t.is_vec() && ints < std::size(Registers::kParams)) {
+      f(i, false, Registers::kParams[ints++]);
+    }
+    if (ints == std::size(Registers::kParams) && floats == std::size(Registers::kFloatParams)) return;
+  }
+}
 
 // Why a function was not compiled (runs in the interpreter).
 struct Unsupported {
@@ -91,6 +106,17 @@ class FunctionCompiler {
   void set_guarded_memory(bool guarded) { guarded_memory_ = guarded; }
   // The "out of bounds memory access" trap stub of an unchecked access, if any.
   const Label* memory_trap() const { return has_memory_trap_ ? &memory_trap_ : nullptr; }
+  // Direct calls: `entries[d]` is the register entry of the instance's
+  // defined function d, bound by the executor (its register_entry() once it
+  // compiled, else a stub into the interpreter). Calls to the instance's own
+  // functions then pass their first arguments in registers and `call` the
+  // entry; without it every call goes through FuncInstance::jit_entry.
+  void set_direct_call_entries(const std::vector<Label>* entries) { direct_entries_ = entries; }
+  // The function has two entries: FuncInstance::jit_entry at its start takes
+  // the arguments in their frame slots (the host entry, tail and indirect
+  // calls, other instances) and loads the register arguments, then falls into
+  // this one, which direct calls enter with them in registers.
+  uint32_t register_entry() const { return register_entry_; }
 
  private:
   // ---- shared state helpers (compiler.cc) ----------------------------------
@@ -138,6 +164,7 @@ class FunctionCompiler {
     return -1;
   }
   void reload_pinned_locals();
+  void reload_pinned_locals_except_register_params();
   // After a call (and at entries): the memory registers and pinned locals,
   // which the callee may have changed or clobbered.
   void reload_after_call() {
@@ -214,7 +241,10 @@ class FunctionCompiler {
   // conditional jump in the float registers (compile_control.cc).
   Result<void> compile_fused_float_compare(Opcode op, bool& handled);
   Result<void> branch_on_condition(const std::function<void(bool when_true, Label to)>& jump);
-  void prologue();
+  // The frame, its checks, zeroed locals and the registers the body expects.
+  // `params_in_registers`: the register entry, where the first parameters
+  // arrive in registers (for_each_register_param); else all in their slots.
+  void prologue(bool params_in_registers);
   void epilogue_and_stubs();
   void branch_to(ControlFrame& target);           // moves + jump (stack spilled)
   void return_single_value();  // a one-result function's result to its slot; the stack emptied
@@ -252,6 +282,10 @@ class FunctionCompiler {
 
   // compile_calls.cc
   void call_function(const runtime::FuncInstance* callee_hint, uint32_t params, uint32_t results);
+  void call_direct(uint32_t defined_index, const FuncType& type);
+  // Moves the operand-stack entry at `position` into parameter register `reg`
+  // (a float register when `fp`); the entry is left as a spent slot.
+  void move_to_param(uint32_t position, bool fp, Reg reg);
   void check_call_result();
 
   const runtime::Instance& instance_;
@@ -285,6 +319,9 @@ class FunctionCompiler {
   const std::atomic<uint8_t>* interrupt_flag_ = nullptr;  // set when the store is interruptible
   bool uses_memory_ = true;  // the body accesses linear memory (validator::FunctionInfo)
   bool guarded_memory_ = false;
+  const std::vector<Label>* direct_entries_ = nullptr;
+  uint32_t register_entry_ = 0;
+  std::vector<int16_t> arg_targets_;  // call_direct's scratch: per argument, its register (or -1)
   Label memory_trap_;
   bool has_memory_trap_ = false;
 

@@ -128,6 +128,10 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   asmjit::CodeHolder holder;
   holder.init(code_memory_.environment());
   MacroAssembler masm(holder);
+  // Each function's register entry (FunctionCompiler::register_entry), the
+  // target of direct calls from the instance's code.
+  std::vector<Label> direct_entries(module.functions.size());
+  for (Label& entry : direct_entries) entry = masm.new_label();
   std::vector<uint32_t> fallbacks;
   uint32_t compiled = 0;
   for (uint32_t i = 0; i < module.functions.size(); ++i) {
@@ -137,8 +141,10 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     FunctionCompiler compiler(instance, i, memory, masm, store_.fuel_enabled());
     compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
     compiler.set_guarded_memory(guarded);
+    compiler.set_direct_call_entries(&direct_entries);
     Result<void> r = compiler.compile();
     if (r.ok()) {
+      masm.bind_at(direct_entries[i], compiler.register_entry());
       code.ranges[i] = {uint32_t(start), uint32_t(masm.offset() - start)};
       if (const Label* entry = compiler.clause_entry()) clause_entries[i] = masm.offset_of(*entry);
       if (const Label* trap = compiler.memory_trap())
@@ -150,6 +156,18 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     // relocation: bind them where it ends.
     masm.bind_unbound(first_label);
     masm.clear_error();
+    // Direct callers get a stub: the register arguments to their slots, then
+    // the function's jit_entry (the host adapter, into the interpreter).
+    runtime::FuncInstance* f = instance.functions[imported + i];
+    masm.bind(direct_entries[i]);
+    for_each_register_param(*f->type, [&](uint32_t param, bool fp, Reg reg) {
+      if (fp)
+        masm.fp_store(Registers::kArg[1], int32_t(param * 8), FReg(reg));
+      else
+        masm.store64(Registers::kArg[1], int32_t(param * 8), reg);
+    });
+    masm.move_imm(Registers::kCallee, reinterpret_cast<uint64_t>(f));
+    masm.jump_indirect_mem(Registers::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
     fallbacks.push_back(i);
     ++stats_.fallbacks;
     stats_.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +

@@ -44,6 +44,13 @@ void MacroAssembler::bind(Label l) {
   state_[l.id] |= kBound;
 }
 
+void MacroAssembler::bind_at(Label l, uint32_t offset) {
+  // What BaseAssembler::bind does at the current offset: resolves the links.
+  const asmjit::Error err = asm_.code()->bindLabel(labels_[l.id], asm_.code()->textSection()->id(), offset);
+  if (err != asmjit::kErrorOk && error_.message.empty()) error_.message = asmjit::DebugUtils::errorAsString(err);
+  state_[l.id] |= kBound;
+}
+
 void MacroAssembler::bind_unbound(uint32_t first) {
   for (uint32_t id = first; id < labels_.size(); ++id)
     if (!(state_[id] & kBound)) bind(Label{id});
@@ -551,6 +558,8 @@ void MacroAssembler::call_absolute(const void* fn) {
   move_imm(kTmp, reinterpret_cast<uint64_t>(fn));
   asm_.blr(x(kTmp));
 }
+
+void MacroAssembler::call(Label target) { asm_.bl(label(target)); }
 
 void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) {
   load(kTmp, base, disp, 8, false);

@@ -39,6 +39,7 @@ class MacroAssembler {
     return Label{uint32_t(labels_.size() - 1)};
   }
   void bind(Label label);
+  void bind_at(Label label, uint32_t offset);  // at code already emitted (see x86-64's)
   bool referenced(Label label) const { return (state_[label.id] & kReferenced) && !(state_[label.id] & kBound); }
   uint32_t label_count() const { return uint32_t(labels_.size()); }
   void bind_unbound(uint32_t first);

@@ -70,6 +70,9 @@ struct Registers {
   static constexpr Reg kReturn = reg::x0;
   static constexpr Reg kReturn2 = reg::x1;  // the second half of a 16-byte result (FiberStatus::tag)
   static constexpr Reg kCallee = kArg[2];
+  // A direct call's register arguments (see x86-64's registers.h).
+  static constexpr Reg kParams[] = {reg::x0, reg::x2, reg::x3, reg::x4, reg::x5};
+  static constexpr FReg kFloatParams[] = {0, 1, 2, 3};
 
   // Registers fixed sequences use where no operand-stack value is in a register.
   static constexpr Reg kTemp0 = reg::x9, kTemp1 = reg::x10, kTemp2 = reg::x11;

@@ -99,10 +99,14 @@ uint8_t* MacroAssembler::grow() {
   return asm_._bufferPtr;
 }
 
-MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) { asm_.setErrorHandler(&error_); }
+MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) {
+  asm_.setErrorHandler(&error_);
+  asm_.addEncodingOptions(asmjit::EncodingOptions::kOptimizedAlign);  // padding as one or two long NOPs
+}
 
-void MacroAssembler::bind(Label label) {
-  const uint32_t target = uint32_t(asm_.offset());
+void MacroAssembler::bind(Label label) { bind_at(label, uint32_t(asm_.offset())); }
+
+void MacroAssembler::bind_at(Label label, uint32_t target) {
   label_offset_[label.id] = target;
   for (uint32_t j = pending_[label.id]; j != kNoJump; j = jumps_[j].next) {
     int32_t value = int32_t(int64_t(target) - int64_t(jumps_[j].base));
@@ -660,6 +664,20 @@ void MacroAssembler::call_absolute(const void* fn) {
   move_imm(reg::r11, reinterpret_cast<uint64_t>(fn));
   if (uint8_t* p = reserve()) commit(put_rr(p, false, 0xFF, reg::r11, 2));  // call r11: FF /2
 }
+void MacroAssembler::call(Label target) {
+  uint8_t* p = reserve();
+  if (!p) return;
+  *p++ = 0xE8;  // call rel32
+  const uint32_t field = uint32_t(p - asm_._bufferData);
+  const uint32_t bound = label_offset_[target.id];
+  if (bound != kUnbound) {
+    commit(put_imm32(p, uint32_t(int32_t(int64_t(bound) - int64_t(field + 4)))));
+    return;
+  }
+  refer(target, field, field + 4);
+  commit(put_imm32(p, 0));
+}
+
 void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) {
   if (uint8_t* p = reserve()) commit(put_rm(p, false, 0xFF, 2, base, disp));  // call [base + disp]: FF /2
 }

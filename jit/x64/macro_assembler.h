@@ -44,6 +44,9 @@ class MacroAssembler {
     return Label{uint32_t(label_offset_.size() - 1)};
   }
   void bind(Label label);
+  // Binds `label` at `offset`, code already emitted (a function's entry, once
+  // the function compiled).
+  void bind_at(Label label, uint32_t offset);
   // Whether code jumps to (or otherwise refers to) the still unbound `label`.
   bool referenced(Label label) const { return pending_[label.id] != kNoJump; }
   // Labels created so far; bind_unbound binds those from `first` on that are

@@ -71,6 +71,12 @@ struct Registers {
   static constexpr Reg kReturn2 = reg::rdx;  // FiberStatus::tag
   // The callee FuncInstance* of a Wasm call: NativeEntry's third argument.
   static constexpr Reg kCallee = kArg[2];
+  // A direct call within an instance passes its first integer arguments in
+  // kParams and its first float arguments in kFloatParams, in order, the rest
+  // in their frame slots (jit/compile_calls.cc): none is a pinned-local
+  // register, so the callee's entry moves them to its pins in any order.
+  static constexpr Reg kParams[] = {reg::rdi, reg::rcx, reg::rdx, reg::rax};
+  static constexpr FReg kFloatParams[] = {2, 3, 4, 5};
 
   // Registers fixed sequences use where no operand-stack value is in a
   // register (function entry, argument moves of calls): free by then.

@@ -100,5 +100,56 @@ TEST(Jit, FloatGridAgreesWithInterpreter) {
   test::expect_jit_counts(jit.store, Tier::Jit, std::nullopt, 0);
 }
 
+// Direct calls within an instance pass their first arguments in registers
+// (jit/compile_calls.cc). A callee the JIT leaves to the interpreter (here:
+// it has a v128 local) is entered through the executor's stub, which stores
+// them to their slots first. Its callers pass a mix of integer and float
+// arguments, more than there are registers of either class, from constants,
+// permuted parameters and computed registers; each argument is weighed by a
+// power of ten, so one in the wrong place shows as a wrong digit.
+TEST(Jit, DirectCallsIntoAnInterpretedFunction) {
+  const char* wat = R"((module
+    (func $weigh (param i32 f64 i64 f32 i32 f64 i64 f32 i32 f64) (result i64) (local v128)
+      (i64.add (i64.add (i64.add (i64.add (i64.add
+        (i64.add (i64.extend_i32_u (local.get 0)) (i64.mul (i64.trunc_f64_s (local.get 1)) (i64.const 10)))
+        (i64.add (i64.mul (local.get 2) (i64.const 100)) (i64.mul (i64.trunc_f32_s (local.get 3)) (i64.const 1000))))
+        (i64.add (i64.mul (i64.extend_i32_u (local.get 4)) (i64.const 10000)) (i64.mul (i64.trunc_f64_s (local.get 5)) (i64.const 100000))))
+        (i64.mul (local.get 6) (i64.const 1000000)))
+        (i64.add (i64.mul (i64.trunc_f32_s (local.get 7)) (i64.const 10000000)) (i64.mul (i64.extend_i32_u (local.get 8)) (i64.const 100000000))))
+        (i64.mul (i64.trunc_f64_s (local.get 9)) (i64.const 1000000000))))
+    (func (export "consts") (result i64)
+      (call $weigh (i32.const 1) (f64.const 2) (i64.const 3) (f32.const 4) (i32.const 5) (f64.const 6) (i64.const 7)
+                   (f32.const 8) (i32.const 9) (f64.const 1)))
+    (func (export "permuted") (param i32 f64 i64 f32 i32 f64 i64 f32 i32 f64) (result i64)
+      (call $weigh (local.get 8) (local.get 5) (local.get 6) (local.get 7) (local.get 0) (local.get 9) (local.get 2)
+                   (local.get 3) (local.get 4) (local.get 1)))
+    (func (export "computed") (param i32 f64 i64 f32 i32 f64 i64 f32 i32 f64) (result i64)
+      (i64.add (i64.mul (local.get 2) (i64.const 10000000000))
+        (call $weigh (i32.add (local.get 4) (i32.const 0)) (f64.mul (local.get 9) (f64.const 1))
+                     (i64.add (local.get 2) (i64.const 0)) (f32.mul (local.get 7) (f32.const 1))
+                     (i32.add (local.get 0) (i32.const 0)) (f64.mul (local.get 1) (f64.const 1))
+                     (i64.add (local.get 6) (i64.const 0)) (f32.mul (local.get 3) (f32.const 1))
+                     (i32.add (local.get 8) (i32.const 0)) (f64.mul (local.get 5) (f64.const 1)))))
+  ))";
+  const std::vector<Value> args = {Value::i32(3), Value::f64(1), Value::i64(4), Value::f32(1), Value::i32(5),
+                                   Value::f64(9), Value::i64(2), Value::f32(6), Value::i32(5), Value::f64(3)};
+  for (Tier tier : {Tier::Jit, Tier::Interpreter}) {
+    SCOPED_TRACE(tier == Tier::Jit ? "jit" : "interpreter");
+    WatHarness h(tier, wat);
+    auto consts = h.call("consts");
+    ASSERT_TRUE(consts.ok()) << consts.error().message;
+    EXPECT_EQ((*consts)[0].as_i64(), 1987654321);
+    // weigh(x8, x5, x6, x7, x0, x9, x2, x3, x4, x1) with x = 3 1 4 1 5 9 2 6 5 3
+    auto permuted = h.call("permuted", args);
+    ASSERT_TRUE(permuted.ok()) << permuted.error().message;
+    EXPECT_EQ((*permuted)[0].as_i64(), 1514336295);
+    // 4 × 10^10 + weigh(x4, x9, x2, x7, x0, x1, x6, x3, x8, x5)
+    auto computed = h.call("computed", args);
+    ASSERT_TRUE(computed.ok()) << computed.error().message;
+    EXPECT_EQ((*computed)[0].as_i64(), 49512136435);
+    if (tier == Tier::Jit) test::expect_jit_counts(h.store, Tier::Jit, 3, 1);
+  }
+}
+
 }  // namespace
 }  // namespace weft
