@@ -93,6 +93,10 @@ constexpr bool params_are_free_on_entry() {
     if (!contains(R::kFloatAllocatable, f) || contains(R::kFloatPinnableLocals, f)) return false;
   return reg_list::distinct(R::kParams);
 }
+static_assert(R::kResult != R::kReturn && contains(R::kAllocatable, R::kResult) &&
+                  !contains(R::kPinnableLocals, R::kResult) && contains(R::kFloatAllocatable, R::kFloatResult) &&
+                  !contains(R::kFloatPinnableLocals, R::kFloatResult) && R::kResult != R::kScratch,
+              "a returned value survives the status test and the caller's reloads, and is pushed as a cache register");
 static_assert(params_are_free_on_entry(),
               "register arguments are cache registers outside the pins, the frame argument and the scratch register");
 static_assert(R::FiberSwitch::kArrivedTag == R::kReturn2,

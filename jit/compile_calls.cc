@@ -154,7 +154,13 @@ void FunctionCompiler::call_direct(uint32_t defined, const FuncType& type) {
   masm_.call((*direct_entries_)[defined]);
   check_call_result();
   truncate(first);
-  push_slots(uint32_t(type.results.size()));
+  if (type.results.size() != 1) {
+    push_slots(uint32_t(type.results.size()));
+  } else if (type.results[0] == ValType::f32() || type.results[0] == ValType::f64()) {
+    push_fp(Registers::kFloatResult);  // also in its slot; the register saves the reload
+  } else {
+    push_reg(Registers::kResult);
+  }
 }
 
 // call_indirect's and return_call_indirect's target: the table entry the index
@@ -182,6 +188,22 @@ void FunctionCompiler::tail_call_function(uint32_t params) {
   for (uint32_t i = 0; i < params; ++i) {
     masm_.load64(Registers::kTemp0, kFp, stack_disp(first + i));
     masm_.store64(kFp, slot_disp(i), Registers::kTemp0);
+  }
+  if (type_.results.size() == 1) {
+    // A direct caller takes a one-value result from Registers::kResult, which
+    // JIT code and the executor's stubs set and the host adapter does not:
+    // a callee that is not JIT code is called, and its result returned.
+    static const int32_t host_adapter = int32_t(offsetof(JitContext, host_adapter));
+    Label jit_code = masm_.new_label();
+    masm_.load64(Registers::kScratch, kCallee, jit_entry_offset());
+    masm_.compare_mem64(Registers::kScratch, kCtx, host_adapter);
+    masm_.jump_if(Cond::Ne, jit_code);
+    masm_.move(kArg[1], kFp);
+    masm_.call_indirect_mem(kCallee, jit_entry_offset());
+    masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
+    masm_.jump_if_nonzero(propagate_);
+    masm_.jump(return_label_);  // loads the result from its slot
+    masm_.bind(jit_code);
   }
   // The callee's frame is this one, taken before leave_frame restores the
   // caller's; it checks its own frame and depth on entry (its prologue), and

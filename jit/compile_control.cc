@@ -126,11 +126,20 @@ void FunctionCompiler::leave_frame() {
 }
 
 void FunctionCompiler::epilogue_and_stubs() {
-  masm_.bind(return_label_);
+  const bool one_result = type_.results.size() == 1;
+  masm_.bind(result_in_register_);  // return_label_ itself unless one_result
   masm_.move_imm(Registers::kReturn, 0);
   masm_.bind(exit_label_);  // trap paths too, with kReturn = 1
   leave_frame();
   masm_.return_to_caller();
+  if (one_result && masm_.referenced(return_label_)) {  // branches that left the result in its slot
+    masm_.bind(return_label_);
+    if (float_result())
+      masm_.fp_load(Registers::kFloatResult, kFp, slot_disp(0));
+    else
+      masm_.load64(Registers::kResult, kFp, slot_disp(0));
+    masm_.jump(result_in_register_);
+  }
   fiber_stubs();  // may add trap labels: bound below
 
   // Traps: depth is not restored on these paths — the host entry resets it.
@@ -215,23 +224,25 @@ void FunctionCompiler::else_frame() {
 // abstract stack: the frames around end as after any branch.)
 void FunctionCompiler::return_single_value() {
   const uint32_t slot = control_.front().target_slot;
-  if (stack_.back().loc == Loc::Float) {
-    masm_.fp_store(kFp, slot_disp(slot), stack_.back().reg);
-  } else if (const StackValue& v = stack_.back(); v.loc == Loc::Const && int64_t(v.imm) == int64_t(int32_t(v.imm))) {
-    masm_.store64_imm(kFp, slot_disp(slot), int32_t(v.imm));
+  // The values below it are dead: the result register may be one of theirs.
+  if (float_result()) {
+    const FReg x = pop_to_fp();
+    masm_.fp_move(Registers::kFloatResult, x);
+    free_fp(x);
+    masm_.fp_store(kFp, slot_disp(slot), Registers::kFloatResult);
   } else {
-    Reg r = pop_to_reg();
-    masm_.store64(kFp, slot_disp(slot), r);
-    push_reg(r);
+    const Reg r = pop_to_reg();
+    masm_.move(Registers::kResult, r);
+    free_reg(r);
+    masm_.store64(kFp, slot_disp(slot), Registers::kResult);
   }
-  pop_discard();
   forget_mirrors();
 }
 
 void FunctionCompiler::end_frame() {
   ControlFrame f = control_.back();
   if (f.kind == ControlFrame::Kind::Function && !f.unreachable && f.results == 1) {
-    return_single_value();  // falls through to return_label_, bound next
+    return_single_value();  // falls through to result_in_register_, bound next
     truncate(f.height);
     control_.pop_back();
     return;
@@ -316,7 +327,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
     case Opcode::Return: {
       if (control_.front().results == 1) {
         return_single_value();
-        masm_.jump(control_.front().label);
+        masm_.jump(result_in_register_);
       } else {
         spill_all();
         branch_to(control_.front());

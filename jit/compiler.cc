@@ -384,6 +384,7 @@ Result<void> FunctionCompiler::compile() {
     if (g.type.is_vec() && g.count) return unsupported("v128 local");
 
   return_label_ = masm_.new_label();
+  result_in_register_ = type_.results.size() == 1 ? masm_.new_label() : return_label_;
   exit_label_ = masm_.new_label();
   common_trap_ = masm_.new_label();
   propagate_ = masm_.new_label();

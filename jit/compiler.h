@@ -247,7 +247,10 @@ class FunctionCompiler {
   void prologue(bool params_in_registers);
   void epilogue_and_stubs();
   void branch_to(ControlFrame& target);           // moves + jump (stack spilled)
-  void return_single_value();  // a one-result function's result to its slot; the stack emptied
+  // A one-result function's result to its slot and to Registers::kResult (or
+  // kFloatResult), where a direct caller takes it; the stack emptied.
+  void return_single_value();
+  bool float_result() const { return type_.results[0] == ValType::f32() || type_.results[0] == ValType::f64(); }
   bool branch_needs_moves(const ControlFrame& target) const;
   void move_branch_values(const ControlFrame& target);
   void end_frame();
@@ -327,6 +330,9 @@ class FunctionCompiler {
 
   // Out-of-line paths, bound after the body.
   Label return_label_;     // results in place: epilogue
+  // A one-result function: its result in place and in Registers::kResult or
+  // kFloatResult (return_single_value); return_label_ loads it there first.
+  Label result_in_register_;
   Label exit_label_;       // restore registers, return the status in kReturn
   Label common_trap_;      // kArg[2] = trap kind: record, return 1
   Label propagate_;        // a callee trapped: add this frame, return 1

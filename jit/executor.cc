@@ -156,8 +156,10 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     // relocation: bind them where it ends.
     masm.bind_unbound(first_label);
     masm.clear_error();
-    // Direct callers get a stub: the register arguments to their slots, then
-    // the function's jit_entry (the host adapter, into the interpreter).
+    // Direct callers get a stub: the register arguments to their slots, a
+    // call of the function's jit_entry (the host adapter, into the
+    // interpreter), and a one-value result into its register, as JIT code
+    // returns it.
     runtime::FuncInstance* f = instance.functions[imported + i];
     masm.bind(direct_entries[i]);
     for_each_register_param(*f->type, [&](uint32_t param, bool fp, Reg reg) {
@@ -166,8 +168,19 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
       else
         masm.store64(Registers::kArg[1], int32_t(param * 8), reg);
     });
+    masm.enter_frame();
+    masm.move(Registers::kFrame, Registers::kArg[1]);
     masm.move_imm(Registers::kCallee, reinterpret_cast<uint64_t>(f));
-    masm.jump_indirect_mem(Registers::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
+    masm.call_indirect_mem(Registers::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
+    if (f->type->results.size() == 1) {
+      const ValType t = f->type->results[0];
+      if (t == ValType::f32() || t == ValType::f64())
+        masm.fp_load(Registers::kFloatResult, Registers::kFrame, 0);
+      else if (!t.is_vec())
+        masm.load64(Registers::kResult, Registers::kFrame, 0);
+    }
+    masm.leave_frame();
+    masm.return_to_caller();
     fallbacks.push_back(i);
     ++stats_.fallbacks;
     stats_.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +

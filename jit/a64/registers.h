@@ -73,6 +73,8 @@ struct Registers {
   // A direct call's register arguments (see x86-64's registers.h).
   static constexpr Reg kParams[] = {reg::x0, reg::x2, reg::x3, reg::x4, reg::x5};
   static constexpr FReg kFloatParams[] = {0, 1, 2, 3};
+  static constexpr Reg kResult = reg::x1;  // a returned value (see x86-64's registers.h)
+  static constexpr FReg kFloatResult = 0;
 
   // Registers fixed sequences use where no operand-stack value is in a register.
   static constexpr Reg kTemp0 = reg::x9, kTemp1 = reg::x10, kTemp2 = reg::x11;

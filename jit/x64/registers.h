@@ -77,6 +77,10 @@ struct Registers {
   // register, so the callee's entry moves them to its pins in any order.
   static constexpr Reg kParams[] = {reg::rdi, reg::rcx, reg::rdx, reg::rax};
   static constexpr FReg kFloatParams[] = {2, 3, 4, 5};
+  // A function returning one value also leaves it in kResult (integers,
+  // references) or kFloatResult, where a direct caller takes it.
+  static constexpr Reg kResult = reg::rdx;
+  static constexpr FReg kFloatResult = 2;
 
   // Registers fixed sequences use where no operand-stack value is in a
   // register (function entry, argument moves of calls): free by then.

@@ -30,6 +30,19 @@
                         (i64.add (local.get $acc) (i64.extend_i32_u (local.get $n)))
                         (f64.add (local.get $x) (f64.const 0.5))
                         (local.get $y)))))
+  ;; One-value results come back in a register too (Registers::kResult,
+  ;; kFloatResult): from `end`, from `return`, and from a branch to the
+  ;; function's label (which leaves the value in its slot first).
+  (func $f32id (param f32 i32) (result f32) (f32.add (local.get 0) (f32.convert_i32_s (local.get 1))))
+  (func (export "f32_result") (result f32) (f32.mul (call $f32id (f32.const 1.5) (i32.const 2)) (f32.const 2)))
+  (func $pick (param i32 i32) (result i32)
+    (if (local.get 0) (then (return (local.get 1))))
+    (i32.const 7))
+  (func (export "i32_results") (result i32)
+    (i32.add (call $pick (i32.const 1) (i32.const 100)) (call $pick (i32.const 0) (i32.const 100))))
+  (func $by_branch (param i32) (result i64)
+    (block (result i64) (br 1 (i64.extend_i32_u (local.get 0)))))
+  (func (export "br_result") (result i64) (i64.add (call $by_branch (i32.const 40)) (i64.const 2)))
 )
 (assert_return (invoke "mix" (i32.const 3) (i64.const 1) (f32.const 4) (f64.const 1) (i32.const 5) (i64.const 9) (f64.const 2) (f32.const 6) (i32.const 5) (i64.const 3) (f64.const 5)) (i64.const 53562951413))
 (assert_return (invoke "consts_mix") (i64.const 21987654321))
@@ -38,3 +51,6 @@
 (assert_return (invoke "tail_mix" (i32.const 3) (i64.const 1) (f32.const 4) (f64.const 1) (i32.const 5) (i64.const 9) (f64.const 2) (f32.const 6) (i32.const 5) (i64.const 3) (f64.const 5)) (i64.const 53562951413))
 (assert_return (invoke "indirect_mix" (i32.const 3) (i64.const 1) (f32.const 4) (f64.const 1) (i32.const 5) (i64.const 9) (f64.const 2) (f32.const 6) (i32.const 5) (i64.const 3) (f64.const 5)) (i64.const 53562951413))
 (assert_return (invoke "down" (i32.const 1000) (i64.const 7) (f64.const 0.25) (f32.const 1.5)) (f64.const 501008.75))
+(assert_return (invoke "f32_result") (f32.const 7))
+(assert_return (invoke "i32_results") (i32.const 107))
+(assert_return (invoke "br_result") (i64.const 42))

@@ -117,6 +117,24 @@ TEST(Jit, DirectCallsIntoAnInterpretedFunction) {
         (i64.mul (local.get 6) (i64.const 1000000)))
         (i64.add (i64.mul (i64.trunc_f32_s (local.get 7)) (i64.const 10000000)) (i64.mul (i64.extend_i32_u (local.get 8)) (i64.const 100000000))))
         (i64.mul (i64.trunc_f64_s (local.get 9)) (i64.const 1000000000))))
+    (type $weigh_t (func (param i32 f64 i64 f32 i32 f64 i64 f32 i32 f64) (result i64)))
+    (type $scale_t (func (param f64 i32) (result f64)))
+    (table 2 funcref)
+    (elem (i32.const 0) $weigh $scale)
+    (func $scale (param f64 i32) (result f64) (local v128) (f64.mul (local.get 0) (f64.convert_i32_s (local.get 1))))
+    (func (export "float_result") (param f64) (result f64) (f64.add (call $scale (local.get 0) (i32.const 3)) (f64.const 0.5)))
+    ;; A tail call to a callee that is not JIT code from a directly called
+    ;; function: its one-value result must still come back in the register.
+    (func $tail (param i32 f64 i64 f32 i32 f64 i64 f32 i32 f64) (result i64)
+      (return_call_indirect (type $weigh_t) (local.get 0) (local.get 1) (local.get 2) (local.get 3) (local.get 4)
+                            (local.get 5) (local.get 6) (local.get 7) (local.get 8) (local.get 9) (i32.const 0)))
+    (func $float_tail (param f64 i32) (result f64)
+      (return_call_indirect (type $scale_t) (local.get 0) (local.get 1) (i32.const 1)))
+    (func (export "through_float_tail") (param f64) (result f64)
+      (f64.add (call $float_tail (local.get 0) (i32.const 3)) (f64.const 0.25)))
+    (func (export "through_tail") (param i32 f64 i64 f32 i32 f64 i64 f32 i32 f64) (result i64)
+      (i64.sub (call $tail (local.get 0) (local.get 1) (local.get 2) (local.get 3) (local.get 4) (local.get 5)
+                           (local.get 6) (local.get 7) (local.get 8) (local.get 9)) (i64.const 1)))
     (func (export "consts") (result i64)
       (call $weigh (i32.const 1) (f64.const 2) (i64.const 3) (f32.const 4) (i32.const 5) (f64.const 6) (i64.const 7)
                    (f32.const 8) (i32.const 9) (f64.const 1)))
@@ -147,7 +165,16 @@ TEST(Jit, DirectCallsIntoAnInterpretedFunction) {
     auto computed = h.call("computed", args);
     ASSERT_TRUE(computed.ok()) << computed.error().message;
     EXPECT_EQ((*computed)[0].as_i64(), 49512136435);
-    if (tier == Tier::Jit) test::expect_jit_counts(h.store, Tier::Jit, 3, 1);
+    auto scaled = h.call("float_result", {Value::f64(2.5)});
+    ASSERT_TRUE(scaled.ok()) << scaled.error().message;
+    EXPECT_EQ((*scaled)[0].as_f64(), 8.0);
+    auto tail = h.call("through_tail", args);  // weigh(x) - 1
+    ASSERT_TRUE(tail.ok()) << tail.error().message;
+    EXPECT_EQ((*tail)[0].as_i64(), 3562951412);
+    auto float_tail = h.call("through_float_tail", {Value::f64(1.5)});  // 1.5 × 3 + 0.25
+    ASSERT_TRUE(float_tail.ok()) << float_tail.error().message;
+    EXPECT_EQ((*float_tail)[0].as_f64(), 4.75);
+    if (tier == Tier::Jit) test::expect_jit_counts(h.store, Tier::Jit, 8, 2);
   }
 }
 
