@@ -54,30 +54,35 @@ FNV64_OFFSET, FNV64_PRIME = 14695981039346656037, 1099511628211
 # kernels' own defaults run 0.3-1 s): weft's interpreter then takes ~1 s and
 # wabt's ~15 s per run, which keeps `make bench` near half an hour on a loaded
 # 2-core VM; the engines' start-up (up to 0.2 s CPU for node) is subtracted.
+# At those sizes node's start-up (0.11-0.14 s, varying by ~0.02 s) is as long
+# as some kernels, so the JIT comparison (issue 23) runs again at `jit` sizes
+# (~0.2-0.4 s natively) with the JIT engines alone: the "JIT tier at larger
+# sizes" table.
 # ---------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Kernel:
     name: str
     full: str
     quick: str
+    jit: str
 
 
 KERNELS = [
-    Kernel("fib", "37", "25"),
-    Kernel("sieve", "6000000", "300000"),
-    Kernel("nbody", "800000", "20000"),
-    Kernel("matmul_int", "440", "100"),
-    Kernel("matmul_double", "450", "100"),
-    Kernel("hash", "1000", "20"),
-    Kernel("quicksort", "700000", "30000"),
-    Kernel("mandelbrot", "920", "150"),
-    Kernel("interp", "18000", "1000"),
-    Kernel("crc32", "27", "1"),
-    Kernel("strings", "70000", "2000"),
-    Kernel("tree_walk", "30", "1"),
-    Kernel("spectral_norm", "1250", "200"),
-    Kernel("base64", "625", "25"),
-    Kernel("json_tokenize", "150", "5"),
+    Kernel("fib", "37", "25", "39"),
+    Kernel("sieve", "6000000", "300000", "60000000"),
+    Kernel("nbody", "800000", "20000", "2500000"),
+    Kernel("matmul_int", "440", "100", "800"),
+    Kernel("matmul_double", "450", "100", "700"),
+    Kernel("hash", "1000", "20", "3000"),
+    Kernel("quicksort", "700000", "30000", "3000000"),
+    Kernel("mandelbrot", "920", "150", "1800"),
+    Kernel("interp", "18000", "1000", "80000"),
+    Kernel("crc32", "27", "1", "100"),
+    Kernel("strings", "70000", "2000", "200000"),
+    Kernel("tree_walk", "30", "1", "60"),
+    Kernel("spectral_norm", "1250", "200", "2000"),
+    Kernel("base64", "625", "25", "1200"),
+    Kernel("json_tokenize", "150", "5", "400"),
 ]
 
 # Fiber benchmarks: sizes (full, quick).
@@ -411,11 +416,12 @@ def measure_round_robin(cases: dict[str, list[str]], runs: int, timeout: float,
 
 
 def run_kernels(programs: Programs, engines: list[Engine], quick: bool, runs: int, floor_runs: int,
-                only: set[str] | None, timeout: float, clock: str) -> tuple[dict, dict, dict]:
+                only: set[str] | None, timeout: float, clock: str, jit_sizes: bool = False) -> tuple[dict, dict, dict]:
     """Returns (kernel -> engine -> median seconds after start-up, engine -> start-up
-    seconds on `clock`, engine -> start-up wall seconds)."""
+    seconds on `clock`, engine -> start-up wall seconds). `jit_sizes`: each
+    kernel at its `jit` size (no engine may need the size compiled in)."""
     names = ["empty"] + [k.name for k in KERNELS if only is None or k.name in only]
-    sizes = {k.name: (k.quick if quick else k.full) for k in KERNELS}
+    sizes = {k.name: (k.jit if jit_sizes else k.quick if quick else k.full) for k in KERNELS}
     sizes["empty"] = ""
     raw: dict[str, dict[str, float]] = {}
     for name in names:
@@ -1034,6 +1040,13 @@ def main() -> int:
             progress(f"bench: kernels, {runs} run(s) per engine, round-robin: {', '.join(e.name for e in engines)}")
             net, startup, startup_wall = run_kernels(programs, engines, args.quick, runs, args.floor_runs, only,
                                                      timeout, args.clock)
+        net_jit, jit_engines = {}, []
+        if run_kernel_table and jit and not args.quick:
+            jit_engines = [e for e in engines if e.name not in ("weft-interp", "wasm-interp")]
+            progress(f"bench: JIT tier at larger sizes, {runs} run(s) per engine, round-robin: "
+                     f"{', '.join(e.name for e in jit_engines)}")
+            net_jit, _, _ = run_kernels(programs, jit_engines, False, runs, 0, only, timeout, args.clock,
+                                        jit_sizes=True)
         fibers, p1 = None, None
         if run_generator:
             progress("bench: fiber benchmarks (P2, P3, P4)")
@@ -1066,6 +1079,12 @@ def main() -> int:
     tables = []
     if net or fibers or p7 is not None:  # the P1-P8 lines (none for --only depth/callgrind)
         tables.append(report(net, startup, startup_wall, engines, fibers, p1, jit, p7, wamr_absent))
+    if net_jit:
+        names = [e.name for e in jit_engines]
+        over = [k for k, t in net_jit.items() if t["weft-jit"] / t["native"] > 2.5]
+        tables.append("JIT tier at larger sizes (issue 23; `jit` sizes in bench/run.py's KERNELS, native "
+                      "~0.2-0.4 s, start-up subtracted per engine):\n\n" + "\n".join(jit_table(net_jit, names)) +
+                      f"\n\nkernels over 2.5× native: {', '.join(over) if over else 'none'}")
     if fibers or depth or instructions:
         tables.append(fiber_tables(fibers, depth, instructions, p1, runs, args.clock))
     if depth_probe:
