@@ -236,9 +236,8 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
     case Opcode::Call: {
       runtime::FuncInstance* callee = instance_.functions[imm.index];
       if (has_vec(*callee->type)) return unsupported("call with v128 values");
-      const uint32_t imported = module_.num_imported_functions();
-      if (direct_entries_ && imm.index >= imported) {
-        call_direct(imm.index - imported, *callee->type);
+      if (direct_entries_ && callee->instance == self_->instance && !callee->is_host()) {
+        call_direct(callee->index - first_defined_, *callee->type);
         return {};
       }
       spill_all();

@@ -25,6 +25,7 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
       function_(module_.functions[defined_index]),
       type_(module_.types[function_.type_index]),
       self_(instance.functions[module_.num_imported_functions() + defined_index]),
+      first_defined_(self_->index - defined_index),
       memory_(memory),
       masm_(masm),
       reader_(function_.body) {

@@ -296,6 +296,7 @@ class FunctionCompiler {
   const Function& function_;
   const FuncType& type_;
   runtime::FuncInstance* self_;
+  uint32_t first_defined_;  // the module's imported functions: the first defined function's index
   runtime::MemoryInstance* memory_;
   MacroAssembler& masm_;
   InstructionReader reader_;

@@ -106,12 +106,42 @@ MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) {
 
 void MacroAssembler::bind(Label label) { bind_at(label, uint32_t(asm_.offset())); }
 
+void MacroAssembler::align_code() {
+  // The recommended long NOPs (at most two for 15 bytes), written directly:
+  // asmjit's align() cost compilation more than everything else a loop head does.
+  static constexpr uint8_t kNops[9][9] = {
+      {0x90},
+      {0x66, 0x90},
+      {0x0F, 0x1F, 0x00},
+      {0x0F, 0x1F, 0x40, 0x00},
+      {0x0F, 0x1F, 0x44, 0x00, 0x00},
+      {0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00},
+      {0x0F, 0x1F, 0x80, 0x00, 0x00, 0x00, 0x00},
+      {0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+      {0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+  };
+  uint32_t pad = uint32_t(-asm_.offset()) & 15;
+  if (pad == 0) return;
+  uint8_t* p = reserve();
+  if (!p) return;
+  while (pad > 0) {
+    const uint32_t n = pad > 9 ? 9 : pad;
+    std::memcpy(p, kNops[n - 1], n);
+    p += n;
+    pad -= n;
+  }
+  commit(p);
+}
+
 void MacroAssembler::bind_at(Label label, uint32_t target) {
   label_offset_[label.id] = target;
-  for (uint32_t j = pending_[label.id]; j != kNoJump; j = jumps_[j].next) {
-    int32_t value = int32_t(int64_t(target) - int64_t(jumps_[j].base));
-    std::memcpy(asm_._bufferData + jumps_[j].field, &value, 4);
-    --unresolved_;
+  for (uint32_t j = pending_[label.id]; j != kNoJump;) {
+    const bool call = j & kCallBit;
+    const PendingJump& ref = call ? calls_[j & ~kCallBit] : jumps_[j];
+    int32_t value = int32_t(int64_t(target) - int64_t(ref.base));
+    std::memcpy(asm_._bufferData + ref.field, &value, 4);
+    if (!call) --unresolved_;
+    j = ref.next;
   }
   pending_[label.id] = kNoJump;
   // Once nothing is pending (at every function's end) the list restarts
@@ -674,7 +704,10 @@ void MacroAssembler::call(Label target) {
     commit(put_imm32(p, uint32_t(int32_t(int64_t(bound) - int64_t(field + 4)))));
     return;
   }
-  refer(target, field, field + 4);
+  // A call to a function not compiled yet: kept apart from the jumps, whose
+  // list restarts at every function's end.
+  calls_.push_back(PendingJump{field, field + 4, pending_[target.id]});
+  pending_[target.id] = uint32_t(calls_.size() - 1) | kCallBit;
   commit(put_imm32(p, 0));
 }
 

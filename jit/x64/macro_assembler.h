@@ -36,7 +36,7 @@ class MacroAssembler {
   void clear_error() { error_.message.clear(); }
   size_t offset() const { return asm_.offset(); }
   // Pads to a function's start alignment.
-  void align_code() { asm_.align(asmjit::AlignMode::kCode, 16); }
+  void align_code();
 
   Label new_label() {
     label_offset_.push_back(kUnbound);
@@ -127,6 +127,10 @@ class MacroAssembler {
   std::vector<uint32_t> pending_;       // per label: first pending reference, or kNoJump
   std::vector<PendingJump> jumps_;
   size_t unresolved_ = 0;  // references in jumps_ not patched yet
+  // call(Label)s of labels bound later (other functions' entries), for the
+  // whole buffer; their indices in pending_ and `next` carry kCallBit.
+  std::vector<PendingJump> calls_;
+  static constexpr uint32_t kCallBit = 0x80000000u;
 
   struct ErrorRecorder : asmjit::ErrorHandler {
     std::string message;
