@@ -108,8 +108,8 @@ void FunctionCompiler::call_direct(uint32_t defined, const FuncType& type) {
   const uint32_t params = uint32_t(type.params.size()), first = height() - params;
   for (uint32_t i = 0; i < first; ++i) spill(i);
   forget_mirrors();  // what stays are the pins, which no parameter register is
-  // Each argument's register (int: the register, float: 32 + the register), or -1: its slot.
-  // Registers as ids: a general register r is r, a float register x is 32 + x.
+  // Each argument's register as an id (a general register r is r, a float
+  // register x is 32 + x), or kInSlot; kMoved once it is in place.
   constexpr int16_t kInSlot = -1, kMoved = -2;
   arg_targets_.assign(params, kInSlot);
   for_each_register_param(type, [&](uint32_t i, bool fp, Reg r) { arg_targets_[i] = int16_t(fp ? 32 + r : r); });
@@ -192,8 +192,9 @@ void FunctionCompiler::tail_call_function(uint32_t params) {
   if (type_.results.size() == 1) {
     // A direct caller takes a one-value result from Registers::kResult, which
     // JIT code and the executor's stubs set and the host adapter does not:
-    // a callee that is not JIT code is called, and its result returned.
-    static const int32_t host_adapter = int32_t(offsetof(JitContext, host_adapter));
+    // a callee that is not JIT code is called, and its result returned. (So
+    // this frame stays counted and in a trap's backtrace while it runs.)
+    constexpr int32_t host_adapter = int32_t(offsetof(JitContext, host_adapter));
     Label jit_code = masm_.new_label();
     masm_.load64(Registers::kScratch, kCallee, jit_entry_offset());
     masm_.compare_mem64(Registers::kScratch, kCtx, host_adapter);
