@@ -69,6 +69,9 @@ static_assert(saves_allocated_callee_saved(std::begin(R::kHostSaved), std::end(R
               "every callee-saved register the cache hands out is saved by the host entry");
 static_assert(R::kCallee != R::kTemp0 && R::kCallee != R::kArg[0] && R::kCallee != R::kArg[1],
               "a tail call's argument moves and the entry arguments keep the callee");
+static_assert(R::kTemp1 != R::kReturn && R::kTemp1 != R::kCallee && R::kTemp1 != R::kArg[0] && R::kTemp1 != R::kArg[1] &&
+                  R::kTemp1 != R::kArg[2] && R::kTemp1 != R::kScratch,
+              "store_depth's temporary (jit/compiler.h) keeps the status, the callee and the entry arguments");
 static_assert(R::kCallee == R::kArg[2], "the callee's FuncInstance is NativeEntry's `self`: the host adapter passes it on");
 static_assert(R::kArg[3] != R::kScratch && R::kArg[4] != R::kScratch, "helper arguments survive call_absolute");
 constexpr bool pins_are_allocatable() {

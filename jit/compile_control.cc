@@ -18,7 +18,6 @@ constexpr Reg kCtx = Registers::kContext, kFp = Registers::kFrame, kScratch = Re
 constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
 constexpr int32_t ctx_native_limit = int32_t(offsetof(JitContext, native_limit));
 constexpr int32_t stack_limit = int32_t(offsetof(runtime::ExecStack, limit));
-constexpr int32_t stack_max_depth = int32_t(offsetof(runtime::ExecStack, max_depth));
 constexpr int32_t ctx_fuel = int32_t(offsetof(JitContext, fuel));
 }  // namespace
 
@@ -83,14 +82,12 @@ void FunctionCompiler::prologue(bool params_in_registers) {
       }
     });
   }
-  masm_.int_op_imm(IntOp::Add, false, Registers::kDepth, 1);
   Label overflow = trap_label(runtime::TrapKind::CallStackExhausted);
+  masm_.count_down(Registers::kDepth, overflow);  // max_depth frames counted already
   masm_.compare_stack_pointer(kCtx, ctx_native_limit);
   masm_.jump_if_below(overflow);
   constexpr Reg t0 = Registers::kTemp0, t1 = Registers::kTemp1, t2 = Registers::kTemp2;
   masm_.load64(kScratch, kCtx, ctx_stack);
-  masm_.compare_mem(false, Registers::kDepth, kScratch, stack_max_depth);  // frames + 1 > max_depth
-  masm_.jump_if(Cond::GtU, overflow);
   masm_.address_of(t0, kFp, slot_disp(frame_slots_));
   masm_.compare_mem64(t0, kScratch, stack_limit);
   masm_.jump_if_above(overflow);
@@ -112,16 +109,31 @@ void FunctionCompiler::prologue(bool params_in_registers) {
     }
   }
   reload_memory();
-  if (params_in_registers)
-    reload_pinned_locals_except_register_params();
-  else
-    reload_pinned_locals();
+  // The pins: a register parameter's was set above, a declared local's is
+  // zero like its slot (no reload of the zero just stored), the rest load.
+  for (uint32_t i = 0; i < num_pins_; ++i) {
+    const PinnedLocal& p = pins_[i];
+    bool in_register = false;
+    if (params_in_registers)
+      for_each_register_param(type_, [&](uint32_t param, bool, Reg) { in_register |= param == p.local; });
+    if (in_register) continue;
+    if (p.local >= params) {
+      if (p.fp)
+        masm_.fp_from_gpr(FReg(p.reg), t0);  // t0 is still the zero the slots got
+      else
+        masm_.move_imm(p.reg, 0);
+    } else if (p.fp) {
+      masm_.fp_load(FReg(p.reg), kFp, slot_disp(p.local));
+    } else {
+      masm_.load64(p.reg, kFp, slot_disp(p.local));
+    }
+  }
   charge_fuel(runtime::fuel::entry_cost(function_));
   check_interrupt();
 }
 
 void FunctionCompiler::leave_frame() {
-  masm_.int_op_imm(IntOp::Sub, false, Registers::kDepth, 1);
+  masm_.int_op_imm(IntOp::Add, false, Registers::kDepth, 1);
   masm_.leave_frame();
 }
 

@@ -101,7 +101,7 @@ Label FunctionCompiler::dispatch_stub(FiberSite& site) {
 void FunctionCompiler::call_fiber_helper(const FiberSite* site) {
   // The fiber runtime and the code it runs read the call depth from the stack.
   masm_.load64(kScratch, kCtx, ctx_stack);
-  masm_.store32(kScratch, int32_t(offsetof(runtime::ExecStack, depth)), Registers::kDepth);
+  store_depth(masm_, kScratch, Registers::kTemp1);  // the stack is spilled: temps are free
   masm_.move(kArg[0], kCtx);
   masm_.move(kArg[1], kFp);
   masm_.move_imm(kArg[2], reinterpret_cast<uint64_t>(site));

@@ -4,6 +4,8 @@
 // int → float; rounding where the backend can) natively; every other
 // numeric instruction (min/max, float → int, unsigned int → float) as a call to
 // its runtime/numeric.h thunk (numeric_thunks.h).
+#include <optional>
+
 #include "jit/compiler.h"
 #include "jit/numeric_thunks.h"
 
@@ -13,12 +15,90 @@ namespace {
 bool fits_imm32(uint64_t v, bool wide) { return wide ? int64_t(v) == int64_t(int32_t(v)) : true; }
 }  // namespace
 
+bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
+  const std::optional<Opcode> next = reader_.peek_opcode();
+  if (next != Opcode::LocalSet && next != Opcode::LocalTee) return false;
+  const uint8_t* const at = reader_.cursor();
+  Instruction set;
+  bool fp = false;
+  const int pin = reader_.next(set) ? pinned_register(set.index, fp) : -1;
+  const uint32_t local = set.index;
+  auto is_local = [&](const StackValue& v) { return v.loc == Loc::Local && v.imm == local; };
+  const uint32_t top = height() - 1;
+  // The other operand's position: `local op other`, or `other op local` when op commutes.
+  uint32_t other = UINT32_MAX;
+  if (pin >= 0 && !fp) {
+    if (is_local(stack_[top - 1]))
+      other = top;
+    else if (op != IntOp::Sub && is_local(stack_[top]))
+      other = top - 1;
+  }
+  if (other == UINT32_MAX) {
+    reader_.set_cursor(at);
+    return false;
+  }
+  const StackValue v = stack_[other];
+  stack_.pop_back();
+  stack_.pop_back();
+  materialize_local(local);  // older lazy reads of the local keep its old value
+  const Reg p = Reg(pin);
+  switch (v.loc) {
+    case Loc::Const:
+      if (fits_imm32(v.imm, wide)) {
+        masm_.int_op_imm(op, wide, p, int32_t(uint32_t(v.imm)));
+      } else {
+        masm_.move_imm(Registers::kScratch, v.imm);
+        masm_.int_op(op, wide, p, Registers::kScratch);
+      }
+      break;
+    case Loc::Local:
+      if (const int m = mirror_of_local(gpr_mirror_, uint32_t(v.imm)); m >= 0)
+        masm_.int_op(op, wide, p, Reg(m));
+      else
+        masm_.int_op_mem(op, wide, p, Registers::kFrame, slot_disp(uint32_t(v.imm)));
+      break;
+    case Loc::Reg:
+      masm_.int_op(op, wide, p, v.reg);
+      free_reg(v.reg);
+      break;
+    case Loc::Float:  // an integer operand is never a float register's; kept general
+      masm_.gpr_from_fp(Registers::kScratch, v.reg);
+      free_fp(v.reg);
+      masm_.int_op(op, wide, p, Registers::kScratch);
+      break;
+    case Loc::Slot:
+      masm_.int_op_mem(op, wide, p, Registers::kFrame, stack_disp(other));
+      break;
+  }
+  masm_.store64(Registers::kFrame, slot_disp(local), p);
+  if (set.op == Opcode::LocalTee) stack_.push_back(StackValue{Loc::Local, 0, local});
+  return true;
+}
+
 void FunctionCompiler::int_binary(IntOp op, bool wide) {
+  if (int_binary_into_pin(op, wide)) return;
   StackValue b = stack_.back();
   if (b.loc == Loc::Const && fits_imm32(b.imm, wide)) {
     stack_.pop_back();
+    const int32_t imm = int32_t(uint32_t(b.imm));
+    // A local held in a register that stays its own (a pin): one
+    // three-operand add (add32_imm, address_of) instead of a copy and the operation.
+    if ((op == IntOp::Add || op == IntOp::Sub) && imm != INT32_MIN && stack_.back().loc == Loc::Local) {
+      const int m = mirror_of_local(gpr_mirror_, uint32_t(stack_.back().imm));
+      if (m >= 0 && !reg_free(Reg(m))) {
+        stack_.pop_back();
+        const Reg a = alloc_reg();
+        const int32_t delta = op == IntOp::Add ? imm : -imm;
+        if (wide)
+          masm_.address_of(a, Reg(m), delta);
+        else
+          masm_.add32_imm(a, Reg(m), delta);
+        push_reg(a);
+        return;
+      }
+    }
     Reg a = pop_to_reg();
-    masm_.int_op_imm(op, wide, a, int32_t(uint32_t(b.imm)));
+    masm_.int_op_imm(op, wide, a, imm);
     push_reg(a);
     return;
   }
@@ -36,11 +116,30 @@ void FunctionCompiler::int_binary(IntOp op, bool wide) {
     push_reg(a);
     return;
   }
+  // `local op register` or `const op register` when op commutes: the result
+  // in the right operand's register, read from the local's register or slot
+  // (an address is `base + index`: no copy of the base first).
+  const StackValue& a = stack_[height() - 2];
+  if (b.loc == Loc::Reg && op != IntOp::Sub &&
+      (a.loc == Loc::Local || (a.loc == Loc::Const && fits_imm32(a.imm, wide)))) {
+    const Reg r = pop_to_reg();
+    const StackValue left = stack_.back();
+    stack_.pop_back();
+    if (left.loc == Loc::Const) {
+      masm_.int_op_imm(op, wide, r, int32_t(uint32_t(left.imm)));
+    } else if (const int m = mirror_of_local(gpr_mirror_, uint32_t(left.imm)); m >= 0) {
+      masm_.int_op(op, wide, r, Reg(m));
+    } else {
+      masm_.int_op_mem(op, wide, r, Registers::kFrame, slot_disp(uint32_t(left.imm)));
+    }
+    push_reg(r);
+    return;
+  }
   Reg rb = pop_to_reg();
-  Reg a = pop_to_reg();
-  masm_.int_op(op, wide, a, rb);
+  Reg ra = pop_to_reg();
+  masm_.int_op(op, wide, ra, rb);
   free_reg(rb);
-  push_reg(a);
+  push_reg(ra);
 }
 
 void FunctionCompiler::compare(Cond cond, bool wide) {

@@ -81,23 +81,6 @@ void FunctionCompiler::reload_pinned_locals() {
   }
 }
 
-void FunctionCompiler::reload_pinned_locals_except_register_params() {
-  uint32_t in_registers[kMaxPins];  // the pinned locals the register entry moved in already
-  uint32_t count = 0;
-  for_each_register_param(type_, [&](uint32_t i, bool, Reg) {
-    bool fp;
-    if (pinned_register(i, fp) >= 0) in_registers[count++] = i;
-  });
-  for (uint32_t i = 0; i < num_pins_; ++i) {
-    const PinnedLocal& p = pins_[i];
-    if (std::find(in_registers, in_registers + count, p.local) != in_registers + count) continue;
-    if (p.fp)
-      masm_.fp_load(p.reg, Registers::kFrame, slot_disp(p.local));
-    else
-      masm_.load64(p.reg, Registers::kFrame, slot_disp(p.local));
-  }
-}
-
 void FunctionCompiler::forget_mirrors() {
   std::fill(std::begin(gpr_mirror_), std::end(gpr_mirror_), -1);
   std::fill(std::begin(fp_mirror_), std::end(fp_mirror_), -1);

@@ -8,6 +8,7 @@
 // (jit/backend.h); instructions only as macro-assembler operations.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iterator>
@@ -71,6 +72,23 @@ void for_each_register_param(const FuncType& type, F&& f) {
     }
     if (ints == std::size(Registers::kParams) && floats == std::size(Registers::kFloatParams)) return;
   }
+}
+
+// The call depth in JIT code: Registers::kDepth holds the frames still
+// allowed, ExecStack::max_depth − depth, so that a function entry's check is
+// the flags of its decrement (MacroAssembler::count_down). Code that leaves
+// JIT code for the runtime (the host entry and adapter, fiber helpers) turns
+// it back into ExecStack::depth, which the interpreter and the fiber runtime
+// read; `stack` holds the ExecStack* and `temp` is clobbered.
+inline void store_depth(MacroAssembler& masm, Reg stack, Reg temp) {
+  masm.load32(temp, stack, int32_t(offsetof(runtime::ExecStack, max_depth)));
+  masm.int_op(IntOp::Sub, false, temp, Registers::kDepth);
+  masm.store32(stack, int32_t(offsetof(runtime::ExecStack, depth)), temp);
+}
+// kDepth from ExecStack::depth, on entry into JIT code.
+inline void load_depth(MacroAssembler& masm, Reg stack) {
+  masm.load32(Registers::kDepth, stack, int32_t(offsetof(runtime::ExecStack, max_depth)));
+  masm.int_op_mem(IntOp::Sub, false, Registers::kDepth, stack, int32_t(offsetof(runtime::ExecStack, depth)));
 }
 
 // Why a function was not compiled (runs in the interpreter).
@@ -164,7 +182,6 @@ class FunctionCompiler {
     return -1;
   }
   void reload_pinned_locals();
-  void reload_pinned_locals_except_register_params();
   // After a call (and at entries): the memory registers and pinned locals,
   // which the callee may have changed or clobbered.
   void reload_after_call() {
@@ -219,6 +236,11 @@ class FunctionCompiler {
 
   // compile_numeric.cc
   void int_binary(IntOp op, bool wide);
+  // `local.get x; …; op; local.set/tee x` with x pinned to a register (or
+  // `…; local.get x; op; local.set x` when op commutes): the operation in
+  // place on x's register, then its slot; the local.set is consumed. False
+  // (nothing done) for any other shape.
+  bool int_binary_into_pin(IntOp op, bool wide);
   void compare(Cond cond, bool wide);
   void eqz(bool wide);
   void shift(ShiftOp op, bool wide);

@@ -52,7 +52,6 @@ const EntryStubs& entry_stubs() {
     holder.init(memory.environment());
     MacroAssembler masm(holder);
     constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
-    constexpr int32_t stack_depth = int32_t(offsetof(runtime::ExecStack, depth));
     using R = Registers;
     // The host entry, a NativeEntry (ctx, fp, self): sets kContext and kDepth,
     // calls the code at [self + target] in JIT code's convention (the frame
@@ -62,10 +61,10 @@ const EntryStubs& entry_stubs() {
       masm.enter_host_frame();
       masm.move(R::kContext, R::kArg[0]);
       masm.load64(R::kScratch, R::kContext, ctx_stack);
-      masm.load32(R::kDepth, R::kScratch, stack_depth);
+      load_depth(masm, R::kScratch);
       masm.call_indirect_mem(R::kArg[2], target);
       masm.load64(R::kScratch, R::kContext, ctx_stack);
-      masm.store32(R::kScratch, stack_depth, R::kDepth);
+      store_depth(masm, R::kScratch, R::kTemp1);  // not kReturn: the status
       masm.leave_host_frame();
       masm.align_code();
       return at;
@@ -77,7 +76,7 @@ const EntryStubs& entry_stubs() {
     // [self + native_entry] (a NativeEntry), which returns to the JIT caller.
     const size_t adapter = masm.offset();
     masm.load64(R::kScratch, R::kContext, ctx_stack);
-    masm.store32(R::kScratch, stack_depth, R::kDepth);
+    store_depth(masm, R::kScratch, R::kTemp1);  // the arguments are in their slots (kArg[1]), the callee in kCallee
     masm.move(R::kArg[0], R::kContext);
     masm.jump_indirect_mem(R::kArg[2], func_entry_offset(&runtime::FuncInstance::native_entry));
     void* base = nullptr;

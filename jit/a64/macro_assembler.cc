@@ -640,6 +640,10 @@ void MacroAssembler::load64_indexed(Reg dst, Reg base, Reg index) {
 }
 
 void MacroAssembler::add32_imm(Reg dst, Reg src, int32_t imm) { add_imm(false, dst, src, imm); }
+void MacroAssembler::count_down(Reg r, Label exhausted) {
+  asm_.subs(w(r), w(r), Imm(1));
+  asm_.b(CondCode::kLO, label(exhausted));  // carry clear: the subtraction borrowed
+}
 
 void MacroAssembler::compare8_mem_imm(Reg base, int32_t disp, uint8_t value) {
   load(kTmp, base, disp, 1, false);

@@ -32,7 +32,7 @@ struct Registers {
   static constexpr Reg kFrame = reg::x20;
   static constexpr Reg kMemoryBase = reg::x21;
   static constexpr Reg kMemorySize = reg::x22;
-  // The call depth (ExecStack::depth) while JIT code runs (see x86-64's registers.h).
+  // The frames still allowed (ExecStack::max_depth − depth) while JIT code runs (see x86-64's registers.h).
   static constexpr Reg kDepth = reg::x23;
 
   // The compiler's scratch register, never allocated; the macro-assembler

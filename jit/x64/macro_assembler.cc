@@ -419,16 +419,41 @@ void from_xmm(x86::Assembler& a, Reg r, const x86::Xmm& x, bool f64) {
 }
 }  // namespace
 
-void MacroAssembler::fp_move(FReg dst, FReg src) {
-  if (dst != src) asm_.movaps(x86::xmm(dst), x86::xmm(src));  // the whole register: no merge with dst's old bits
+// The float moves are encoded directly too (register arguments and results
+// made them frequent): a mandatory prefix, REX, 0F and the opcode.
+namespace {
+inline uint8_t* put_sse_rr(uint8_t* p, uint8_t prefix, bool w, uint8_t opcode, Reg reg, Reg rm) {
+  if (prefix) *p++ = prefix;
+  p = put_rex(p, w, reg, rm);
+  *p++ = 0x0F;
+  *p++ = opcode;
+  return put_modrm_reg(p, reg, rm);
 }
-void MacroAssembler::fp_from_gpr(FReg dst, Reg src) { asm_.movq(x86::xmm(dst), q(src)); }
-void MacroAssembler::gpr_from_fp(Reg dst, FReg src) { asm_.movq(q(dst), x86::xmm(src)); }
+inline uint8_t* put_sse_rm(uint8_t* p, uint8_t prefix, bool w, uint8_t opcode, Reg reg, Reg base, int32_t disp) {
+  if (prefix) *p++ = prefix;
+  p = put_rex(p, w, reg, base);
+  *p++ = 0x0F;
+  *p++ = opcode;
+  return put_modrm_mem(p, reg, base, disp);
+}
+}  // namespace
+
+void MacroAssembler::fp_move(FReg dst, FReg src) {
+  if (dst == src) return;
+  // movaps: the whole register, no merge with dst's old bits.
+  if (uint8_t* p = reserve()) commit(put_sse_rr(p, 0, false, 0x28, dst, src));
+}
+void MacroAssembler::fp_from_gpr(FReg dst, Reg src) {
+  if (uint8_t* p = reserve()) commit(put_sse_rr(p, 0x66, true, 0x6E, dst, src));  // movq xmm, r64
+}
+void MacroAssembler::gpr_from_fp(Reg dst, FReg src) {
+  if (uint8_t* p = reserve()) commit(put_sse_rr(p, 0x66, true, 0x7E, src, dst));  // movq r64, xmm
+}
 void MacroAssembler::fp_load(FReg dst, Reg base, int32_t disp) {
-  asm_.movq(x86::xmm(dst), x86::qword_ptr(q(base), disp));
+  if (uint8_t* p = reserve()) commit(put_sse_rm(p, 0xF3, false, 0x7E, dst, base, disp));  // movq xmm, m64
 }
 void MacroAssembler::fp_store(Reg base, int32_t disp, FReg src) {
-  asm_.movq(x86::qword_ptr(q(base), disp), x86::xmm(src));
+  if (uint8_t* p = reserve()) commit(put_sse_rm(p, 0x66, false, 0xD6, src, base, disp));  // movq m64, xmm
 }
 
 // An f32 result keeps the upper bits of `dst` (ss forms write the low 32
@@ -789,7 +814,13 @@ void MacroAssembler::store32_imm(Reg base, int32_t disp, uint32_t value) {
 void MacroAssembler::load64_indexed(Reg dst, Reg base, Reg index) {
   asm_.mov(q(dst), x86::ptr(q(base), q(index), 3));
 }
-void MacroAssembler::add32_imm(Reg dst, Reg src, int32_t imm) { asm_.lea(d(dst), x86::ptr(q(src), imm)); }
+void MacroAssembler::add32_imm(Reg dst, Reg src, int32_t imm) {
+  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0x8D, dst, src, imm));  // lea r32, [src + imm]
+}
+void MacroAssembler::count_down(Reg r, Label exhausted) {
+  int_op_imm(IntOp::Sub, false, r, 1);  // sub, not dec: the borrow is the carry flag
+  jump_if(Cond::LtU, exhausted);        // sub + jb: one fused µop
+}
 void MacroAssembler::compare8_mem_imm(Reg base, int32_t disp, uint8_t value) {
   if (uint8_t* p = reserve()) {
     p = put_rm(p, false, 0x80, 7, base, disp);  // 80 /7 ib

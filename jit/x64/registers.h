@@ -24,9 +24,11 @@ struct Registers {
   static constexpr Reg kFrame = reg::rbx;       // frame base: locals, then the operand slots
   static constexpr Reg kMemoryBase = reg::r13;  // linear memory data (functions that use memory)
   static constexpr Reg kMemorySize = reg::r14;  // linear memory size in bytes
-  // The call depth (ExecStack::depth) while JIT code runs: counted in a
+  // The call depth while JIT code runs, as the frames still allowed
+  // (ExecStack::max_depth − depth, jit/compiler.h: store_depth): counted in a
   // register instead of memory, so calls do not form a chain of
-  // read-modify-writes through one memory word (docs/architecture.md, "Calls").
+  // read-modify-writes through one memory word, and down, so that the entry's
+  // check is the decrement's own flags (docs/architecture.md, "Calls").
   static constexpr Reg kDepth = reg::rbp;
 
   // The compiler's scratch register, never allocated; the macro-assembler

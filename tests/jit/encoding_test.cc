@@ -206,6 +206,11 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
         EXPECT_TRUE(same([&](auto& m) { m.move(a, b); }, [&](auto& r) { r.mov(x86::gpq(a), x86::gpq(b)); }));
       }
       EXPECT_TRUE(same([&](auto& m) { m.zero_extend32(a, b); }, [&](auto& r) { r.mov(x86::gpd(a), x86::gpd(b)); }));
+      if (a != b) {
+        EXPECT_TRUE(same([&](auto& m) { m.fp_move(a, b); }, [&](auto& r) { r.movaps(x86::xmm(a), x86::xmm(b)); }));
+      }
+      EXPECT_TRUE(same([&](auto& m) { m.fp_from_gpr(a, b); }, [&](auto& r) { r.movq(x86::xmm(a), x86::gpq(b)); }));
+      EXPECT_TRUE(same([&](auto& m) { m.gpr_from_fp(a, b); }, [&](auto& r) { r.movq(x86::gpq(a), x86::xmm(b)); }));
       for (bool wide : {false, true}) {
         x86::Gp ga = gp(a, wide), gb = gp(b, wide);
         EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Add, wide, a, b); }, [&](auto& r) { r.add(ga, gb); }));
@@ -222,7 +227,10 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
         EXPECT_TRUE(same([&](auto& m) { m.load32(a, b, disp); }, [&](auto& r) { r.mov(x86::gpd(a), x86::dword_ptr(x86::gpq(b), disp)); }));
         EXPECT_TRUE(same([&](auto& m) { m.store64(b, disp, a); }, [&](auto& r) { r.mov(x86::qword_ptr(x86::gpq(b), disp), x86::gpq(a)); }));
         EXPECT_TRUE(same([&](auto& m) { m.store32(b, disp, a); }, [&](auto& r) { r.mov(x86::dword_ptr(x86::gpq(b), disp), x86::gpd(a)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.fp_load(a, b, disp); }, [&](auto& r) { r.movq(x86::xmm(a), x86::qword_ptr(x86::gpq(b), disp)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.fp_store(b, disp, a); }, [&](auto& r) { r.movq(x86::qword_ptr(x86::gpq(b), disp), x86::xmm(a)); }));
         EXPECT_TRUE(same([&](auto& m) { m.address_of(a, b, disp); }, [&](auto& r) { r.lea(x86::gpq(a), x86::ptr(x86::gpq(b), disp)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.add32_imm(a, b, disp); }, [&](auto& r) { r.lea(x86::gpd(a), x86::ptr(x86::gpq(b), disp)); }));
         EXPECT_TRUE(same([&](auto& m) { m.compare_mem64(a, b, disp); }, [&](auto& r) { r.cmp(x86::gpq(a), x86::qword_ptr(x86::gpq(b), disp)); }))
             << int(a) << " " << int(b) << " " << disp;
         if (a == 0) {

@@ -421,6 +421,38 @@ WEFT_EXEC_TEST(CallDepth, TheLimitIsTheNumberOfActiveFrames) {
   expect_trap(h.call("deep", {Value::i32(10)}), ErrorKind::Exhaustion, "call stack exhausted");
 }
 
+// The JIT counts the frames still allowed in a register and hands the depth
+// to the runtime at every exit from JIT code (jit/compiler.h, store_depth):
+// a recursion through a host function, which re-enters Wasm each time, must
+// stop at the same frame as a direct one — Wasm frames count, host ones do not.
+WEFT_EXEC_TEST(CallDepth, TheLimitHoldsThroughHostReentry) {
+  Config config = this->config();
+  config.max_call_depth = 10;
+  WatHarness h(config);
+  h.define_host("host", "down", FuncType{{ValType::i32()}, {ValType::i32()}},
+                [&](std::span<const Value> args, std::span<Value> results) -> Result<void> {
+                  auto r = h.call("deep", {args[0]});
+                  if (!r.ok()) return r.error();
+                  results[0] = (*r)[0];
+                  return {};
+                });
+  ASSERT_TRUE(h.load(R"((module
+    (import "host" "down" (func $down (param i32) (result i32)))
+    (func $deep (export "deep") (param $n i32) (result i32)
+      (if (result i32) (i32.eqz (local.get $n))
+        (then (i32.const 0))
+        (else (i32.add (i32.const 1) (call $down (i32.sub (local.get $n) (i32.const 1))))))))
+  )"));
+  auto ten_frames = h.call("deep", {Value::i32(9)});
+  ASSERT_TRUE(ten_frames.ok()) << ten_frames.error().to_string();
+  EXPECT_EQ((*ten_frames)[0].as_i32(), 9);
+  expect_trap(h.call("deep", {Value::i32(10)}), ErrorKind::Exhaustion, "call stack exhausted");
+  // The depth is back to 0 after the trap: the full budget is there again.
+  auto again = h.call("deep", {Value::i32(9)});
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+  EXPECT_EQ((*again)[0].as_i32(), 9);
+}
+
 WEFT_EXEC_TEST(CallDepth, BigFramesExhaustTheValueStack) {
   Config config = this->config();
   config.value_stack_bytes = 1 << 20;
