@@ -194,6 +194,7 @@ void FunctionCompiler::epilogue_and_stubs() {
     masm_.move_imm(Registers::kReturn, 1);
     masm_.jump(exit_label_);
   }
+  masm_.place_jump_tables();  // br_table's and dispatch tables, out of the instruction stream
 }
 
 bool FunctionCompiler::branch_needs_moves(const ControlFrame& target) const {
@@ -314,10 +315,10 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       f.label = masm_.new_label();
       control_.push_back(f);
       if (op == Opcode::Loop) {
-        // Loop heads start a 16-byte fetch block, as compilers align them:
-        // where a hot loop's branches fall otherwise changed a dispatch
-        // loop's speed by up to 2× from one build to the next.
-        masm_.align_code();
+        // Loop heads are aligned (the backend's kLoopAlignment): where a hot
+        // loop's code falls otherwise changed a dispatch loop's speed by up
+        // to 2× from one build to the next.
+        masm_.align_code(MacroAssembler::kLoopAlignment);
         masm_.bind(f.label);
         charge_fuel(runtime::fuel::kLoopIteration);  // every branch to the loop head (each iteration) pays
         check_interrupt();

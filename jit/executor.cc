@@ -152,7 +152,9 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
       continue;
     }
     // Labels the abandoned code left unbound would fail the whole buffer's
-    // relocation: bind them where it ends.
+    // relocation: bind them where it ends (after its jump tables, so that
+    // none is left for the next function to place).
+    masm.place_jump_tables();
     masm.bind_unbound(first_label);
     masm.clear_error();
     // Direct callers get a stub: the register arguments to their slots, a

@@ -36,7 +36,13 @@ class MacroAssembler {
   void clear_error() { error_.message.clear(); }
   size_t offset() const { return asm_.offset(); }
   // Pads to a function's start alignment.
-  void align_code();
+  // Pads with long NOPs to the next multiple of `alignment` (a power of two).
+  void align_code(uint32_t alignment = 16);
+  // Loop heads start a 64-byte line, the unit Zen's op cache and fetch
+  // work in: with 16 a bytecode dispatch loop (bench kernel `interp`) took
+  // 0.45-0.66 s depending on where earlier code ended, with 64 0.32-0.39 s
+  // (docs/performance.md, "Loop heads on 64-byte lines").
+  static constexpr uint32_t kLoopAlignment = 64;
 
   Label new_label() {
     label_offset_.push_back(kUnbound);
@@ -48,7 +54,9 @@ class MacroAssembler {
   // the function compiled).
   void bind_at(Label label, uint32_t offset);
   // Whether code jumps to (or otherwise refers to) the still unbound `label`.
-  bool referenced(Label label) const { return pending_[label.id] != kNoJump; }
+  // Something jumps to `label` and it is not bound yet (a jump table waiting
+  // for place_jump_tables counts).
+  bool referenced(Label label) const;
   // Labels created so far; bind_unbound binds those from `first` on that are
   // not bound yet at the current offset (code abandoned halfway).
   uint32_t label_count() const { return uint32_t(label_offset_.size()); }
@@ -131,6 +139,14 @@ class MacroAssembler {
   // whole buffer; their indices in pending_ and `next` carry kCallBit.
   std::vector<PendingJump> calls_;
   static constexpr uint32_t kCallBit = 0x80000000u;
+  // Jump tables waiting for place_jump_tables: the lea that addresses each,
+  // and its entries (one flat list: [first, first + count) per table).
+  struct DeferredTable {
+    uint32_t lea_field;  // the lea's rel32
+    uint32_t first, count;
+  };
+  std::vector<DeferredTable> deferred_tables_;
+  std::vector<Label> deferred_entries_;
 
   struct ErrorRecorder : asmjit::ErrorHandler {
     std::string message;

@@ -2,6 +2,7 @@
 // forms the compiler relies on, checked against the x86-64 manual's encodings
 // (REX prefixes for r8–r15 and 64-bit operands, ModRM/SIB for frame slots and
 // the [base + index + disp] memory form).
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -379,6 +380,44 @@ TEST(JitEncoding, DirectBranchesMatchAsmjit) {
 
 // The jump table (br_table) against the asmjit sequence it replaced: entries to
 // labels bound before and after the table.
+// Loop heads are padded to kLoopAlignment (64) with long NOPs, several
+// reserve() chunks for a long pad: every start offset ends aligned, and the
+// padding is a sequence of whole recommended NOP forms, executed on fall-in.
+TEST(JitEncoding, AlignCodePadsWithWholeNops) {
+  const Bytes nops[] = {{0x90},
+                        {0x66, 0x90},
+                        {0x0F, 0x1F, 0x00},
+                        {0x0F, 0x1F, 0x40, 0x00},
+                        {0x0F, 0x1F, 0x44, 0x00, 0x00},
+                        {0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00},
+                        {0x0F, 0x1F, 0x80, 0x00, 0x00, 0x00, 0x00},
+                        {0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
+                        {0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00}};
+  for (uint32_t alignment : {16u, MacroAssembler::kLoopAlignment}) {
+    for (int before = 0; before < 70; ++before) {
+      const Bytes code = encode([&](MacroAssembler& m) {
+        for (int i = 0; i < before; ++i) m.raw().int3();
+        m.align_code(alignment);
+        m.raw().int3();
+      });
+      ASSERT_EQ((code.size() - 1) % alignment, 0u) << alignment << " " << before;
+      size_t at = size_t(before), instructions = 0;
+      while (at < code.size() - 1) {
+        bool matched = false;
+        for (const Bytes& nop : nops)
+          if (code.size() - 1 - at >= nop.size() && std::equal(nop.begin(), nop.end(), code.begin() + long(at))) {
+            at += nop.size();
+            matched = true;
+            break;
+          }
+        ASSERT_TRUE(matched) << alignment << " " << before << " at " << at;
+        ++instructions;
+      }
+      EXPECT_LE(instructions, (code.size() - 1 - size_t(before) + 8) / 9 + 1) << "long NOPs, not single bytes";
+    }
+  }
+}
+
 TEST(JitEncoding, JumpTableMatchesAsmjit) {
   using namespace asmjit;
   for (Reg index : {reg::rax, reg::rcx, reg::rdi, reg::r8, reg::r15}) {
@@ -392,6 +431,7 @@ TEST(JitEncoding, JumpTableMatchesAsmjit) {
         m.raw().nop();
         m.bind(after1);
         m.raw().int3();
+        m.place_jump_tables();  // the table after the code, as at a function's end
         m.bind(after2);
       });
       // asmjit resolves label deltas at relocation, not at bind.
@@ -407,12 +447,12 @@ TEST(JitEncoding, JumpTableMatchesAsmjit) {
         r.movsxd(x86::gpq(index), x86::dword_ptr(x86::r11, x86::gpq(index), 2));
         r.add(x86::gpq(index), x86::r11);
         r.jmp(x86::gpq(index));
-        r.align(AlignMode::kData, 4);
-        r.bind(table);
-        for (asmjit::Label l : {after1, before, after2, after1}) r.embedLabelDelta(l, table, 4);
         r.nop();
         r.bind(after1);
         r.int3();
+        r.align(AlignMode::kData, 4);
+        r.bind(table);
+        for (asmjit::Label l : {after1, before, after2, after1}) r.embedLabelDelta(l, table, 4);
         r.bind(after2);
       }
       ASSERT_EQ(code.relocateToBase(0x10000), kErrorOk);
