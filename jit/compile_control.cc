@@ -91,18 +91,25 @@ void FunctionCompiler::prologue(bool params_in_registers) {
   masm_.address_of(t0, kFp, slot_disp(frame_slots_));
   masm_.compare_mem64(t0, kScratch, stack_limit);
   masm_.jump_if_above(overflow);
-  // Declared locals start at zero.
+  // Declared locals start at zero — zeroed through the pin of one of them,
+  // if one is pinned, so that its register needs nothing more.
   uint32_t params = uint32_t(type_.params.size());
+  Reg zero = t0;
+  for (uint32_t i = 0; i < num_pins_; ++i)
+    if (!pins_[i].fp && pins_[i].local >= params) {
+      zero = pins_[i].reg;
+      break;
+    }
   if (num_locals_ > params) {
-    masm_.move_imm(t0, 0);
+    masm_.move_imm(zero, 0);
     if (num_locals_ - params <= 16) {
-      for (uint32_t i = params; i < num_locals_; ++i) masm_.store64(kFp, slot_disp(i), t0);
+      for (uint32_t i = params; i < num_locals_; ++i) masm_.store64(kFp, slot_disp(i), zero);
     } else {
       Label loop = masm_.new_label();
       masm_.address_of(t1, kFp, slot_disp(params));
       masm_.address_of(t2, kFp, slot_disp(num_locals_));
       masm_.bind(loop);
-      masm_.store64(t1, 0, t0);
+      masm_.store64(t1, 0, zero);
       masm_.int_op_imm(IntOp::Add, true, t1, 8);
       masm_.compare(true, t1, t2);
       masm_.jump_if(Cond::LtU, loop);
@@ -116,10 +123,10 @@ void FunctionCompiler::prologue(bool params_in_registers) {
     bool in_register = false;
     if (params_in_registers)
       for_each_register_param(type_, [&](uint32_t param, bool, Reg) { in_register |= param == p.local; });
-    if (in_register) continue;
+    if (in_register || (!p.fp && p.reg == zero)) continue;
     if (p.local >= params) {
       if (p.fp)
-        masm_.fp_from_gpr(FReg(p.reg), t0);  // t0 is still the zero the slots got
+        masm_.fp_from_gpr(FReg(p.reg), zero);  // still the zero the slots got
       else
         masm_.move_imm(p.reg, 0);
     } else if (p.fp) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <optional>
 
 #include "core/opcodes.h"
 
@@ -100,12 +101,39 @@ int FunctionCompiler::mirror_of_local(const int32_t (&mirrors)[32], uint32_t loc
   return -1;
 }
 
+Reg FunctionCompiler::result_register_hint() {
+  const std::optional<Opcode> next = reader_.peek_opcode();
+  if (!next) return kNoReg;
+  const bool one_int_result = type_.results.size() == 1 && !float_result() && !type_.results[0].is_vec();
+  if (*next == Opcode::Return || (*next == Opcode::End && control_.size() == 1))
+    return one_int_result ? Registers::kResult : kNoReg;
+  if (*next != Opcode::Call || !direct_entries_) return kNoReg;
+  const uint8_t* const at = reader_.cursor();
+  Instruction call;
+  const bool read = reader_.next(call);
+  reader_.set_cursor(at);
+  if (!read || call.index < first_defined_ || call.index >= instance_.functions.size()) return kNoReg;
+  const runtime::FuncInstance* callee = instance_.functions[call.index];
+  const size_t last = callee->type->params.size();
+  if (callee->instance != self_->instance || callee->is_host() || last == 0) return kNoReg;
+  Reg hint = kNoReg;
+  for_each_register_param(*callee->type, [&](uint32_t i, bool fp, Reg r) {
+    if (i == last - 1 && !fp) hint = r;
+  });
+  return hint;
+}
+
 Error FunctionCompiler::unsupported(const std::string& what) const {
   return make_error(ErrorKind::Limit, "not compiled by the JIT: " + what,
                     Location::in_function(self_->index, instr_offset_));
 }
 
 Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
+  if (prefer_ != kNoReg && reg_free(prefer_) && !(exclude_mask & (1u << prefer_))) {
+    claim_reg(prefer_);
+    gpr_mirror_[prefer_] = -1;
+    return prefer_;
+  }
   for (Reg r : Registers::kAllocatable)
     if (reg_free(r) && !(exclude_mask & (1u << r))) {
       claim_reg(r);

@@ -143,7 +143,17 @@ class FunctionCompiler {
   int32_t stack_disp(uint32_t position) const { return slot_disp(num_locals_ + position); }
   uint32_t height() const { return uint32_t(stack_.size()); }
 
+  // The first free register of Registers::kAllocatable — or prefer_, when
+  // that is set and free (result_register_hint).
   Reg alloc_reg(uint32_t exclude_mask = 0);
+  // Where the next instruction wants the value the current one computes:
+  // Registers::kResult when it ends the function (or returns) with that one
+  // integer result, the parameter register when it is a direct call taking
+  // the value as its last, integer, register argument; else kNoReg. A
+  // preference only (alloc_reg), so that no move follows.
+  Reg result_register_hint();
+  static constexpr Reg kNoReg = 0xFF;
+  Reg prefer_ = kNoReg;
   FReg alloc_fp();
   void free_fp(FReg x) { fp_used_ &= ~(1u << x); }
   // Pops the top entry into a float register the caller owns.

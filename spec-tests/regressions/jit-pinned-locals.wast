@@ -77,6 +77,19 @@
       (local.set $i (i32.add (local.get $i) (local.tee $i (i32.add (local.get $i) (i32.const 1)))))
       (br_if $l (i32.lt_u (local.get $i) (local.get $n))))
     (i64.add (local.get $l) (i64.extend_i32_u (local.get $i))))
+
+  ;; more declared locals than the entry zeroes one by one (a zeroing loop),
+  ;; the pinned ones among them starting as registers the entry zeroed (a
+  ;; general one and a float one); called directly and from the host
+  (func $many (export "many_locals") (param $n i32) (result i64)
+    (local i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32 i32)
+    (local $i i32) (local $acc i64) (local $x f64)
+    (loop $l
+      (local.set $acc (i64.add (local.get $acc) (i64.extend_i32_u (i32.add (local.get $i) (local.get 5)))))
+      (local.set $x (f64.add (local.get $x) (f64.const 0.5)))
+      (br_if $l (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (local.get $n))))
+    (i64.add (local.get $acc) (i64.trunc_f64_u (local.get $x))))
+  (func (export "many_locals_called") (param $n i32) (result i64) (call $many (local.get $n)))
 )
 
 (assert_return (invoke "calls" (i32.const 100)) (i32.const 9900))
@@ -90,3 +103,6 @@
 ;; i: 0 → 1 → 3 → 7 → 15 (i + (i + 1)); f: 1.5, 3, 4.5, 6; l = the sum of
 ;; their bit patterns (0x3ff8…, 0x4008…, 0x4012…, 0x4018…, wrapping) + 15
 (assert_return (invoke "bits" (i32.const 10)) (i64.const 0x2a00000000000f))
+;; 0 + 1 + … + 9 = 45, plus 10 × 0.5 = 5; 0 + 1 + 2 + 3 = 6, plus 2
+(assert_return (invoke "many_locals" (i32.const 10)) (i64.const 50))
+(assert_return (invoke "many_locals_called" (i32.const 4)) (i64.const 8))
