@@ -121,13 +121,30 @@ void MacroAssembler::align_code(uint32_t alignment) {
       {0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
   };
   uint32_t pad = uint32_t(-asm_.offset()) & (alignment - 1);
-  while (pad > 0) {  // the fewest NOPs: 9-byte ones, then one for the rest
+  if (pad > 9) {
+    // More than one NOP's worth: code falling in jumps over the padding —
+    // one taken jump instead of up to seven NOPs at every entry into the
+    // loop (a function whose body is a loop enters it once per call) — and
+    // the padding is int3s, never executed.
     uint8_t* p = reserve();
     if (!p) return;
-    const uint32_t n = pad > 9 ? 9 : pad;
-    std::memcpy(p, kNops[n - 1], n);
-    commit(p + n);
-    pad -= n;
+    *p++ = 0xEB;  // jmp rel8
+    *p++ = uint8_t(pad - 2);
+    commit(p);
+    for (pad -= 2; pad > 0;) {
+      p = reserve();
+      if (!p) return;
+      const uint32_t n = pad > 9 ? 9 : pad;
+      std::memset(p, 0xCC, n);
+      commit(p + n);
+      pad -= n;
+    }
+    return;
+  }
+  if (pad == 0) return;
+  if (uint8_t* p = reserve()) {  // one long NOP
+    std::memcpy(p, kNops[pad - 1], pad);
+    commit(p + pad);
   }
 }
 
