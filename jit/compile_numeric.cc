@@ -16,6 +16,10 @@ bool fits_imm32(uint64_t v, bool wide) { return wide ? int64_t(v) == int64_t(int
 }  // namespace
 
 bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
+  // Cheap tests first (this runs for every integer operation): an operand
+  // must be a lazily read local, and some local must be pinned.
+  const uint32_t top = height() - 1;
+  if (num_pins_ == 0 || (stack_[top - 1].loc != Loc::Local && stack_[top].loc != Loc::Local)) return false;
   const std::optional<Opcode> next = reader_.peek_opcode();
   if (next != Opcode::LocalSet && next != Opcode::LocalTee) return false;
   const uint8_t* const at = reader_.cursor();
@@ -24,7 +28,6 @@ bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
   const int pin = reader_.next(set) ? pinned_register(set.index, fp) : -1;
   const uint32_t local = set.index;
   auto is_local = [&](const StackValue& v) { return v.loc == Loc::Local && v.imm == local; };
-  const uint32_t top = height() - 1;
   // The other operand's position: `local op other`, or `other op local` when op commutes.
   uint32_t other = UINT32_MAX;
   if (pin >= 0 && !fp) {
