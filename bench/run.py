@@ -16,8 +16,9 @@ there measures the other tenants as much as the program; `--clock wall`
 switches. P8 (start-up) is always wall time, as its target says. Nothing here asserts a time: the exit status
 is non-zero only when a checksum mismatches, a program fails, or a build fails.
 
-P7 (compile speed) runs bench/compile_speed, which the driver builds in
-BUILD_DIR, on a large module it generates with `wasm-opt -ttf`.
+P7 (compile speed) runs bench/compile_speed and bench/validate_speed (the
+validator alone, issue 16's bar), which the driver builds in BUILD_DIR, on a
+large module it generates with `wasm-opt -ttf`.
 
 The kernel table has a wamr-fast-jit column when WAMR's iwasm is found
 (--wamr, $WEFT_WAMR, or where scripts/build-wamr.sh puts it).
@@ -129,6 +130,7 @@ TARGETS = {
     "P5": "interpreter geomean ≤ 9× native",
     "P6": "JIT geomean ≤ 1.7× native",
     "P7": "JIT compile speed ≥ 100 MB/s",
+    "P7 validation": "validation ≥ 150 MB/s single-threaded (issue 16)",
     "P8": "weft run of an empty WASI module ≤ 5 ms wall",
 }
 
@@ -709,19 +711,25 @@ def run_p1(fiber_switch: Path | None, quick: bool) -> tuple[float, float] | None
 
 def run_p7(build_dir: Path, module: Path, quick: bool) -> dict[str, float]:
     """P7 from bench/compile_speed.cc: code-section MB/s of instantiation on each
-    tier (medians; the JIT tier compiles, the interpreter tier translates)."""
-    # `make bench` builds only weft and fiber_switch; ninja makes this a no-op
-    # once compile_speed is up to date.
-    build = subprocess.run(["cmake", "--build", str(build_dir), "--target", "compile_speed"],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if build.returncode != 0:
-        raise BenchError(f"build failed: compile_speed\n{build.stdout[-2000:]}")
-    cmd = [str(build_dir / "bench" / "compile_speed"), str(module), str(P7_REPS[1 if quick else 0])]
-    _, out = run_with_rusage(cmd, 600.0)
-    values = {key: float(value) for key, value in (line.split() for line in out.splitlines() if line.strip())}
+    tier (medians; the JIT tier compiles, the interpreter tier translates) —
+    and from bench/validate_speed.cc on the same module: validation alone and
+    decoding alone (keys `validate_mbps`, `decode_mbps`)."""
+    values: dict[str, float] = {}
+    for probe, prefix in (("compile_speed", ""), ("validate_speed", "validator_")):
+        # `make bench` builds only weft and fiber_switch; ninja makes this a
+        # no-op once the probe is up to date.
+        build = subprocess.run(["cmake", "--build", str(build_dir), "--target", probe],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if build.returncode != 0:
+            raise BenchError(f"build failed: {probe}\n{build.stdout[-2000:]}")
+        cmd = [str(build_dir / "bench" / probe), str(module), str(P7_REPS[1 if quick else 0])]
+        _, out = run_with_rusage(cmd, 600.0)
+        for key, value in (line.split() for line in out.splitlines() if line.strip()):
+            values[key if key.endswith("_mbps") or not prefix else prefix + key] = float(value)
     progress(f"  compile speed: {values['code_bytes'] / 1e6:.2f} MB code section, "
              f"jit {values['jit_mbps']:.2f} MB/s, interpreter translation {values['interp_mbps']:.2f} MB/s "
-             f"({values['jit_fallbacks']:.0f} fallbacks)")
+             f"({values['jit_fallbacks']:.0f} fallbacks); validation {values['validate_mbps']:.1f} MB/s, "
+             f"decoding {values['decode_mbps']:.1f} MB/s")
     return values
 
 
@@ -854,6 +862,10 @@ def report(net: dict, startup: dict, startup_wall: dict, engines: list[Engine], 
                    verdict(p7["jit_mbps"] >= 100))
     else:
         target_row("P7", "not run (--only)" if p7 is None else "JIT not built", "—", "not measured")
+    if p7:
+        target_row("P7 validation", f"{p7['validate_mbps']:.1f} MB/s (`validator::validate_module` alone, "
+                                    f"single-threaded; decoding {p7['decode_mbps']:.1f} MB/s), same module",
+                   "—", verdict(p7["validate_mbps"] >= 150))
     return "\n".join(lines)
 
 
@@ -982,7 +994,7 @@ def main() -> int:
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="time to compare (default cpu)")
     parser.add_argument("--only", help="comma-separated kernels and sections to run: 'fibers' (P1-P4, the depth "
                                            "sweep and the callgrind counts), 'depth' (the depth sweep alone), "
-                                           "'callgrind' (the instruction counts alone), 'compile' (P7)")
+                                           "'callgrind' (the instruction counts alone), 'compile' (P7: compile and validation speed)")
     parser.add_argument("--output", help="also write the report to this file")
     parser.add_argument("--wamr", metavar="IWASM",
                         help="WAMR's iwasm built with the fast JIT, for the wamr-fast-jit column (default: "
