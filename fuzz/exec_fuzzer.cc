@@ -46,7 +46,8 @@ Value zero_of(ValType t) {
 // Running code may fail only by trapping or exhausting a limit — or, since
 // functions are translated at their first call (Config::eager_compilation is
 // off), with the Limit error of a function the interpreter cannot translate
-// (SIMD, for now), which eager translation reports at instantiation instead.
+// (one beyond its frame limits, say), which eager translation reports at
+// instantiation instead.
 void check_run_error(const weft::Error& e) {
   switch (e.kind) {
     case ErrorKind::Trap:
