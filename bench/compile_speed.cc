@@ -5,11 +5,11 @@
 //
 // Decoding and validation happen once, outside the timed region; each rep then
 // times one Store::instantiate per tier, alternating the tiers (the machine is
-// shared and noisy, so drift hits both alike). Instantiation is where the code
-// is prepared: the interpreter tier translates every function to its internal
-// code; the JIT tier compiles every function to x86-64 and translates for the
-// interpreter only the functions it cannot compile (others on first
-// interpreted entry; jit/executor.cc prepare_instance). So the JIT time is the
+// shared and noisy, so drift hits both alike). Instantiation with
+// Config::eager_compilation is where the code is prepared: the interpreter
+// tier translates every function to its internal code; the JIT tier compiles
+// every function to machine code and translates for the interpreter the
+// functions it cannot compile (jit/executor.cc prepare_instance). So the JIT time is the
 // compiler's (plus instantiation's own work, the same on both tiers).
 //
 // Imported functions are satisfied with host functions that trap: the module
@@ -114,6 +114,9 @@ int main(int argc, char** argv) {
   weft::Config interp_config, jit_config;
   interp_config.tier = weft::Tier::Interpreter;
   jit_config.tier = weft::Tier::Jit;
+  // The whole module's code, as eager compilation prepares it: by default
+  // both tiers would compile (translate) each function at its first call.
+  interp_config.eager_compilation = jit_config.eager_compilation = true;
   weft::Engine interp_engine(interp_config), jit_engine(jit_config);
   // Both tiers decode and validate identically; one module per engine keeps
   // each store bound to the engine it was loaded with.

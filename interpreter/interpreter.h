@@ -32,7 +32,7 @@ class Interpreter;
 class InterpreterFiberBody final : public runtime::FiberBodyRunner {
  public:
   explicit InterpreterFiberBody(Interpreter& interp) : interp_(interp) {}
-  bool runs(const runtime::FuncInstance*) const override { return true; }
+  bool runs(runtime::FuncInstance*) override { return true; }
   Result<void> run(runtime::FuncInstance* fn, Slot* fp, const runtime::ExecStack& exec, uint64_t handle,
                    std::span<const uint64_t> args, bool deliver_event) override;
 

@@ -103,8 +103,17 @@ void FunctionCompiler::move_to_param(uint32_t position, bool fp, Reg reg) {
   v = StackValue{};  // spent: a slot nobody reads
 }
 
-// A call to defined function `defined` of this instance (see the top).
-void FunctionCompiler::call_direct(uint32_t defined, const FuncType& type) {
+FunctionCompiler::DirectTarget FunctionCompiler::direct_target(const runtime::FuncInstance* callee) const {
+  if (callee->instance != self_->instance || callee->is_host()) return {};
+  const uint32_t defined = callee->index - first_defined_;
+  if (direct_entries_) return {&(*direct_entries_)[defined], nullptr};
+  if (callee == self_) return {&self_entry_, nullptr};
+  if (direct_slots_) return {nullptr, direct_slots_ + size_t(defined) * direct_slot_size_};
+  return {};
+}
+
+// A call of a function of this instance through its register entry (see the top).
+void FunctionCompiler::call_direct(DirectTarget target, const FuncType& type) {
   const uint32_t params = uint32_t(type.params.size()), first = height() - params;
   for (uint32_t i = 0; i < first; ++i) spill(i);
   forget_mirrors();  // what stays are the pins, which no parameter register is
@@ -151,7 +160,10 @@ void FunctionCompiler::call_direct(uint32_t defined, const FuncType& type) {
   for (uint32_t i = 0; i < params; ++i)
     if (const int target = arg_targets_[i]; target >= 0) move_to_param(first + i, target >= 32, Reg(target & 31));
   masm_.address_of(kArg[1], kFp, stack_disp(first));
-  masm_.call((*direct_entries_)[defined]);
+  if (target.label)
+    masm_.call(*target.label);
+  else
+    masm_.call_near(target.address);
   check_call_result();
   truncate(first);
   if (type.results.size() != 1) {
@@ -237,8 +249,8 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
     case Opcode::Call: {
       runtime::FuncInstance* callee = instance_.functions[imm.index];
       if (has_vec(*callee->type)) return unsupported("call with v128 values");
-      if (direct_entries_ && callee->instance == self_->instance && !callee->is_host()) {
-        call_direct(callee->index - first_defined_, *callee->type);
+      if (const DirectTarget target = direct_target(callee)) {
+        call_direct(target, *callee->type);
         return {};
       }
       spill_all();

@@ -107,7 +107,7 @@ Reg FunctionCompiler::result_register_hint() {
   const bool one_int_result = type_.results.size() == 1 && !float_result() && !type_.results[0].is_vec();
   if (*next == Opcode::Return || (*next == Opcode::End && control_.size() == 1))
     return one_int_result ? Registers::kResult : kNoReg;
-  if (*next != Opcode::Call || !direct_entries_) return kNoReg;
+  if (*next != Opcode::Call) return kNoReg;
   const uint8_t* const at = reader_.cursor();
   Instruction call;
   const bool read = reader_.next(call);
@@ -115,7 +115,7 @@ Reg FunctionCompiler::result_register_hint() {
   if (!read || call.index < first_defined_ || call.index >= instance_.functions.size()) return kNoReg;
   const runtime::FuncInstance* callee = instance_.functions[call.index];
   const size_t last = callee->type->params.size();
-  if (callee->instance != self_->instance || callee->is_host() || last == 0) return kNoReg;
+  if (!direct_target(callee) || last == 0) return kNoReg;
   Reg hint = kNoReg;
   for_each_register_param(*callee->type, [&](uint32_t i, bool fp, Reg r) {
     if (i == last - 1 && !fp) hint = r;
@@ -412,6 +412,8 @@ Result<void> FunctionCompiler::compile() {
       masm_.load64(r, Registers::kArg[1], slot_disp(i));
   });
   register_entry_ = uint32_t(masm_.offset());
+  self_entry_ = masm_.new_label();
+  masm_.bind(self_entry_);
   prologue(true);
 
   ControlFrame body;

@@ -74,6 +74,11 @@ void for_each_register_param(const FuncType& type, F&& f) {
   }
 }
 
+// The register entry of a function the JIT left to the interpreter
+// (jit/executor.cc): takes a direct call and passes it on through the
+// function's jit_entry.
+void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f);
+
 // The call depth in JIT code: Registers::kDepth holds the frames still
 // allowed, ExecStack::max_depth − depth, so that a function entry's check is
 // the flags of its decrement (MacroAssembler::count_down). Code that leaves
@@ -128,8 +133,17 @@ class FunctionCompiler {
   // defined function d, bound by the executor (its register_entry() once it
   // compiled, else a stub into the interpreter). Calls to the instance's own
   // functions then pass their first arguments in registers and `call` the
-  // entry; without it every call goes through FuncInstance::jit_entry.
+  // entry. Lazy compilation (jit/executor_lazy.cc) gives instead each
+  // function's direct-call slot, at `slots + d * slot_size`: code that
+  // jumps to the register entry once the function is compiled (the
+  // MacroAssembler's set_code_address must be set). Without either, only a
+  // function's calls of itself are direct and every other call goes through
+  // FuncInstance::jit_entry.
   void set_direct_call_entries(const std::vector<Label>* entries) { direct_entries_ = entries; }
+  void set_direct_call_slots(const uint8_t* slots, uint32_t slot_size) {
+    direct_slots_ = slots;
+    direct_slot_size_ = slot_size;
+  }
   // The function has two entries: FuncInstance::jit_entry at its start takes
   // the arguments in their frame slots (the host entry, tail and indirect
   // calls, other instances) and loads the register arguments, then falls into
@@ -317,7 +331,16 @@ class FunctionCompiler {
 
   // compile_calls.cc
   void call_function(const runtime::FuncInstance* callee_hint, uint32_t params, uint32_t results);
-  void call_direct(uint32_t defined_index, const FuncType& type);
+  // A direct call's target: a label in this buffer, or else an address.
+  struct DirectTarget {
+    const Label* label = nullptr;
+    const void* address = nullptr;
+    explicit operator bool() const { return label || address; }
+  };
+  void call_direct(DirectTarget target, const FuncType& type);
+  // Where a call of `callee` enters its register entry directly, or nothing:
+  // the call goes through its FuncInstance::jit_entry.
+  DirectTarget direct_target(const runtime::FuncInstance* callee) const;
   // Moves the operand-stack entry at `position` into parameter register `reg`
   // (a float register when `fp`); the entry is left as a spent slot.
   void move_to_param(uint32_t position, bool fp, Reg reg);
@@ -356,7 +379,10 @@ class FunctionCompiler {
   bool uses_memory_ = true;  // the body accesses linear memory (validator::FunctionInfo)
   bool guarded_memory_ = false;
   const std::vector<Label>* direct_entries_ = nullptr;
+  const uint8_t* direct_slots_ = nullptr;
+  uint32_t direct_slot_size_ = 0;
   uint32_t register_entry_ = 0;
+  Label self_entry_;  // bound at register_entry_: the target of the function's calls of itself
   std::vector<int16_t> arg_targets_;  // call_direct's scratch: per argument, its register (or -1)
   Label memory_trap_;
   bool has_memory_trap_ = false;

@@ -67,6 +67,10 @@ struct JitContext {
   uintptr_t root_native_limit = 0;  // native_limit while on the thread's own stack
   // FuncInstance::jit_entry of functions that are not JIT code (the host adapter).
   void* host_adapter = nullptr;
+  // The register-convention lazy stub's (jit/executor_lazy.cc) save area for
+  // the argument registers while it compiles, and the entry it then jumps to.
+  uint64_t lazy_saved[16] = {};
+  void* lazy_target = nullptr;
 };
 static_assert(std::is_standard_layout_v<JitContext>);
 static_assert(std::is_standard_layout_v<runtime::ExecStack>);
@@ -78,6 +82,14 @@ extern "C" {
 void weft_jit_trap(JitContext* ctx, runtime::FuncInstance* self, uint32_t kind, uint32_t extra);
 // Adds `self` to the backtrace of the trap being propagated through it.
 void weft_jit_unwind(JitContext* ctx, runtime::FuncInstance* self);
+// The lazy entry's helper (jit/executor_lazy.cc): compiles `self` (or hands
+// it to the interpreter when it cannot be compiled) and returns it; `fp` is
+// the frame its arguments are in.
+runtime::FuncInstance* weft_jit_compile_lazily(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self);
+// The register-convention lazy stub's helper: compiles defined function
+// `defined` of `instance` and returns its direct-call slot, which now jumps
+// to its register entry (or to a stub into the interpreter).
+const void* weft_jit_compile_direct(JitContext* ctx, runtime::Instance* instance, uint32_t defined);
 // Entries for functions that are not JIT code (same signature as NativeEntry).
 uint32_t weft_jit_enter_interpreter(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self);
 uint32_t weft_jit_enter_host(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self);

@@ -42,6 +42,7 @@ struct EntryStubs {
   void* host_entry = nullptr;
   void* host_clause_entry = nullptr;
   void* host_adapter = nullptr;
+  void* lazy_entry = nullptr;
 };
 
 const EntryStubs& entry_stubs() {
@@ -79,23 +80,66 @@ const EntryStubs& entry_stubs() {
     store_depth(masm, R::kScratch, R::kTemp1);  // the arguments are in their slots (kArg[1]), the callee in kCallee
     masm.move(R::kArg[0], R::kContext);
     masm.jump_indirect_mem(R::kArg[2], func_entry_offset(&runtime::FuncInstance::native_entry));
+    masm.align_code();
+    // The lazy entry (a jit_entry: the arguments in their slots at kArg[1],
+    // the callee in kCallee, the return address of the caller — or of a tail
+    // call's caller — in place): compiles the callee, then enters its new
+    // jit_entry as if called there. Only the frame argument and the callee
+    // need keeping across the C call: the pinned registers are callee-saved.
+    const size_t lazy = masm.offset();
+    masm.enter_frame();
+    masm.move(R::kFrame, R::kArg[1]);
+    masm.move(R::kArg[0], R::kContext);
+    masm.call_absolute(reinterpret_cast<const void*>(&weft_jit_compile_lazily));
+    masm.move(R::kArg[1], R::kFrame);
+    masm.move(R::kCallee, R::kReturn);
+    masm.leave_frame();
+    masm.jump_indirect_mem(R::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
     void* base = nullptr;
     // Without them no code can be entered: every function stays interpreted.
     if (!masm.error().empty() || memory.add(&base, &holder) != asmjit::kErrorOk) return made;
     made.host_entry = static_cast<char*>(base) + entry;
     made.host_clause_entry = static_cast<char*>(base) + clause_entry;
     made.host_adapter = static_cast<char*>(base) + adapter;
+    made.lazy_entry = static_cast<char*>(base) + lazy;
     return made;
   }();
   return stubs;
 }
 }  // namespace
 
+// Direct callers of a function left to the interpreter get this stub: the
+// register arguments to their slots, a call of the function's jit_entry (the
+// host adapter, into the interpreter), and a one-value result into its
+// register, as JIT code returns it.
+void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f) {
+  for_each_register_param(*f->type, [&](uint32_t param, bool fp, Reg reg) {
+    if (fp)
+      masm.fp_store(Registers::kArg[1], int32_t(param * 8), FReg(reg));
+    else
+      masm.store64(Registers::kArg[1], int32_t(param * 8), reg);
+  });
+  masm.enter_frame();
+  masm.move(Registers::kFrame, Registers::kArg[1]);
+  masm.move_imm(Registers::kCallee, reinterpret_cast<uint64_t>(f));
+  masm.call_indirect_mem(Registers::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
+  if (f->type->results.size() == 1) {
+    const ValType t = f->type->results[0];
+    if (t == ValType::f32() || t == ValType::f64())
+      masm.fp_load(Registers::kFloatResult, Registers::kFrame, 0);
+    else if (!t.is_vec())
+      masm.load64(Registers::kResult, Registers::kFrame, 0);
+  }
+  masm.leave_frame();
+  masm.return_to_caller();
+}
+
 void JitExecutor::use_entry_stubs() {
   const EntryStubs& stubs = entry_stubs();
   host_entry_ = stubs.host_entry;
   host_clause_entry_ = stubs.host_clause_entry;
   ctx_.host_adapter = stubs.host_adapter;
+  lazy_entry_ = stubs.lazy_entry;
 }
 
 Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
@@ -113,6 +157,10 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   }
   if (!host_entry_) return {};  // the stubs could not be made: nothing is compiled
   runtime::MemoryInstance* memory = instance.memories.empty() ? &no_memory_ : instance.memories[0];
+  if (!store_.config().eager_compilation) {
+    prepare_lazily(instance, memory);
+    return {};
+  }
 
   // All functions go into one code buffer, added to executable memory at once:
   // a function is an offset in it. A function the compiler gives up on leaves
@@ -157,31 +205,8 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     masm.place_jump_tables();
     masm.bind_unbound(first_label);
     masm.clear_error();
-    // Direct callers get a stub: the register arguments to their slots, a
-    // call of the function's jit_entry (the host adapter, into the
-    // interpreter), and a one-value result into its register, as JIT code
-    // returns it.
-    runtime::FuncInstance* f = instance.functions[imported + i];
     masm.bind(direct_entries[i]);
-    for_each_register_param(*f->type, [&](uint32_t param, bool fp, Reg reg) {
-      if (fp)
-        masm.fp_store(Registers::kArg[1], int32_t(param * 8), FReg(reg));
-      else
-        masm.store64(Registers::kArg[1], int32_t(param * 8), reg);
-    });
-    masm.enter_frame();
-    masm.move(Registers::kFrame, Registers::kArg[1]);
-    masm.move_imm(Registers::kCallee, reinterpret_cast<uint64_t>(f));
-    masm.call_indirect_mem(Registers::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
-    if (f->type->results.size() == 1) {
-      const ValType t = f->type->results[0];
-      if (t == ValType::f32() || t == ValType::f64())
-        masm.fp_load(Registers::kFloatResult, Registers::kFrame, 0);
-      else if (!t.is_vec())
-        masm.load64(Registers::kResult, Registers::kFrame, 0);
-    }
-    masm.leave_frame();
-    masm.return_to_caller();
+    emit_interpreter_stub(masm, instance.functions[imported + i]);
     fallbacks.push_back(i);
     ++stats_.fallbacks;
     stats_.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +
@@ -210,7 +235,7 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
       if (clause_entries[i] != kNoClauseEntry) f->native_clause_entry = static_cast<char*>(base) + clause_entries[i];
     }
     stats_.compiled += compiled;
-    write_perf_map(instance, code);
+    write_perf_map(instance, code, 0, uint32_t(code.ranges.size()));
     if (guarded) guard::publish(code.guard_slot, base, masm.offset(), code.traps.data(), code.traps.size());
   }
   // The functions left to the interpreter: translated now only with
@@ -230,7 +255,8 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
 // Config::perf_map (`weft run --profile=perfmap`) or WEFT_PERF_MAP=1: name
 // the generated code for `perf report` (perf's JIT symbol-map convention:
 // /tmp/perf-PID.map, "START SIZE name" in hex).
-void JitExecutor::write_perf_map(const runtime::Instance& instance, const InstanceCode& code) {
+void JitExecutor::write_perf_map(const runtime::Instance& instance, const InstanceCode& code, uint32_t first,
+                                 uint32_t end) {
   static const bool by_environment = [] {
     const char* v = std::getenv("WEFT_PERF_MAP");
     return v != nullptr && *v != '\0' && *v != '0';
@@ -242,7 +268,7 @@ void JitExecutor::write_perf_map(const runtime::Instance& instance, const Instan
   if (!out) return;
   const Module& module = *instance.module;
   const uint32_t imported = module.num_imported_functions();
-  for (uint32_t i = 0; i < code.ranges.size(); ++i) {
+  for (uint32_t i = first; i < end; ++i) {
     auto [offset, size] = code.ranges[i];
     if (size == 0) continue;
     std::fprintf(out, "%lx %x wasm:%s\n", (unsigned long)(reinterpret_cast<uintptr_t>(code.base) + offset), size,
@@ -255,7 +281,7 @@ void JitExecutor::release_instance(runtime::Instance& instance) {
   auto it = code_.find(&instance);
   if (it != code_.end()) {
     if (it->second.guard_slot >= 0) guard::release_slot(it->second.guard_slot);
-    if (it->second.base) code_memory_.release(it->second.base);
+    if (it->second.base && !it->second.lazy) code_memory_.release(it->second.base);
     code_.erase(it);
   }
   for (runtime::FuncInstance* f : instance.functions)
@@ -315,7 +341,12 @@ Result<void> JitExecutor::call(runtime::FuncInstance* func, uint64_t* args_resul
   return {};
 }
 
-bool JitExecutor::runs(const runtime::FuncInstance* fn) const { return is_jit_code(fn); }
+bool JitExecutor::runs(runtime::FuncInstance* fn) {
+  // A fiber body still waiting for its first call is compiled now: if that
+  // fails, the interpreter runs it.
+  compile_lazily(fn);
+  return is_jit_code(fn);
+}
 
 // A fiber's body: its ExecStack is current (fiber_main set it up). The code
 // checks its own frame against the stack on entry; here only the arguments'

@@ -1,8 +1,10 @@
 // The JIT tier as a runtime Executor. It owns an interpreter for everything
 // the JIT does not run (functions it cannot compile), which holds the fiber
 // runtime both tiers share (runtime/fiber_runtime.h): every function the
-// compiler accepts gets native code (one
-// code block per instance) as its FuncInstance::native_entry; the interpreter
+// compiler accepts gets native code (one code block per instance) as its
+// FuncInstance::jit_entry — at its first call by default (lazily, into the
+// instance's CodeArena, jit/executor_lazy.cc), all at instantiation with
+// Config::eager_compilation (one buffer, calls between them direct); the interpreter
 // translates the others, and any compiled function only if it is ever
 // interpreted. Fibers whose function is JIT code run it on their own native
 // stacks (a runtime::FiberBodyRunner, as the interpreter's fiber_body.cc).
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "interpreter/interpreter.h"
+#include "jit/code_arena.h"
 #include "jit/context.h"
 #include "jit/guard_regions.h"
 #include "runtime/store.h"
@@ -39,19 +42,31 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   Result<void> call(runtime::FuncInstance* func, uint64_t* args_results) override;
 
   const JitStats& stats() const { return stats_; }
+  // Lazy compilation: compiles `func` if it still waits for its first call
+  // (else nothing); a function the compiler rejects goes to the interpreter.
+  void compile_lazily(runtime::FuncInstance* func);
+  // Lazy compilation: the direct-call slot of the instance's defined function.
+  const void* direct_slot(const runtime::Instance* instance, uint32_t defined) const;
   // The generated code of a function (nullptr/0 if it was not compiled), for
   // `weft inspect --disasm`.
   std::pair<const void*, size_t> code_of(const runtime::FuncInstance* func) const;
 
  private:
-  bool runs(const runtime::FuncInstance* fn) const override;
+  bool runs(runtime::FuncInstance* fn) override;
   Result<void> run(runtime::FuncInstance* fn, runtime::Slot* fp, const runtime::ExecStack& exec, uint64_t handle,
                    std::span<const uint64_t> args, bool deliver_event) override;
   // The trap JIT code recorded (status 1 from a native entry), as an Error.
   Error take_trap();
   struct InstanceCode;
-  void write_perf_map(const runtime::Instance& instance, const InstanceCode& code);
+  // Names functions [first, end) of the instance's code in perf's map (Config::perf_map).
+  void write_perf_map(const runtime::Instance& instance, const InstanceCode& code, uint32_t first, uint32_t end);
   void use_entry_stubs();  // takes the process-wide stubs (entry_stubs in executor.cc)
+  // Sets up lazy compilation of the instance's functions (executor_lazy.cc).
+  void prepare_lazily(runtime::Instance& instance, runtime::MemoryInstance* memory);
+  void fall_back(runtime::FuncInstance* f, const std::string& reason);
+  struct InstanceCode;
+  bool make_arena(runtime::Instance& instance, InstanceCode& code);
+  void point_slot(InstanceCode& code, uint32_t defined, const void* target);
 
   runtime::Store& store_;
   interpreter::Interpreter interp_;
@@ -69,6 +84,11 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
     // the fault handler's registry slot (-1: the code checks accesses).
     std::vector<guard::FunctionTrap> traps;
     int guard_slot = -1;
+    // Lazy compilation: the code's memory (base() is `base`; made at the
+    // first compilation) and the memory its functions are compiled against.
+    bool lazy = false;
+    std::unique_ptr<CodeArena> arena;
+    runtime::MemoryInstance* memory = nullptr;
   };
   std::map<const runtime::Instance*, InstanceCode> code_;
   JitStats stats_;
@@ -80,6 +100,9 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   // its clause entry, and the host adapter (ctx_.host_adapter).
   void* host_entry_ = nullptr;
   void* host_clause_entry_ = nullptr;
+  // FuncInstance::jit_entry of a function compiled at its first call, until
+  // then: calls weft_jit_compile_lazily, then the function's new jit_entry.
+  void* lazy_entry_ = nullptr;
 };
 
 // Whether this build has a JIT backend for this machine (jit/backend.h).

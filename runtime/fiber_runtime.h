@@ -88,7 +88,7 @@ inline constexpr uint32_t kInlinePayloadSlots = 16;
 class FiberBodyRunner {
  public:
   virtual ~FiberBodyRunner() = default;
-  virtual bool runs(const FuncInstance* fn) const = 0;
+  virtual bool runs(FuncInstance* fn) = 0;  // may compile fn (a lazy JIT)
   // Runs `fn` in the running fiber, whose ExecStack `exec` is current and
   // whose frame starts at fp (the slots above exec's base): checks the frame
   // fits, places `handle` (the fiber itself) at fp[0] and `args` after it,

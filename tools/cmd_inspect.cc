@@ -89,6 +89,7 @@ int inspect_dispatch(const std::string& file) {
 int inspect_disasm(const std::string& file, const std::string& func) {
   Config config;
   config.tier = Tier::Jit;
+  config.eager_compilation = true;  // the code of every function, as eager compilation makes it
   auto in = instantiate_for_inspection(file, config);
   if (!in->instance) return in->exit_code;
   const std::optional<Instance>& instance = in->instance;

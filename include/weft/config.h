@@ -44,12 +44,14 @@ struct Config {
   // interrupt() was called, from any thread, and then traps "interrupted".
   // Compiled in only when on, so it costs nothing when off.
   bool interruptible = false;
-  // Compilation: by default each function is translated for the interpreter
-  // at its first call (lazily), so a large module starts without translating
-  // code it never runs; a function that cannot be translated (SIMD, for now)
-  // then fails at its first call, after the whole module was validated. With
-  // eager_compilation every function is translated at instantiation and such
-  // a module fails to instantiate. (The JIT compiles eagerly either way.)
+  // Compilation: by default each function is compiled (JIT) or translated
+  // (interpreter) at its first call — lazily — so a large module starts
+  // without compiling code it never runs; a function the interpreter cannot
+  // translate (SIMD, for now) then fails at its first call, after the whole
+  // module was validated. With eager_compilation every function is compiled
+  // or translated at instantiation (such a module fails to instantiate), and
+  // JIT code calls the module's other functions directly instead of through
+  // their entry pointers.
   bool eager_compilation = false;
   // Profiling: the JIT appends each instance's function code ranges to
   // /tmp/perf-PID.map, so `perf report` names JIT code `wasm:NAME` (also with

@@ -565,6 +565,15 @@ void MacroAssembler::call_absolute(const void* fn) {
 
 void MacroAssembler::call(Label target) { asm_.bl(label(target)); }
 
+void MacroAssembler::set_code_address(uint64_t address) { code_address_ = address; }
+void MacroAssembler::near_branch(uint32_t opcode, const void* target) {
+  const int64_t distance = int64_t(reinterpret_cast<uintptr_t>(target) - (code_address_ + asm_.offset()));
+  const uint32_t word = opcode | (uint32_t(distance >> 2) & 0x03FFFFFFu);  // b/bl imm26, in words
+  asm_.embed(&word, sizeof word);
+}
+void MacroAssembler::call_near(const void* target) { near_branch(0x94000000u, target); }
+void MacroAssembler::jump_near(const void* target) { near_branch(0x14000000u, target); }
+
 void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) {
   load(kTmp, base, disp, 8, false);
   asm_.blr(x(kTmp));

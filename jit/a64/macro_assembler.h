@@ -35,6 +35,8 @@ class MacroAssembler {
   // Loop heads: 16 bytes, as compilers align them for AArch64 cores (x86-64
   // uses 64 after a measurement; none was possible here, under qemu).
   static constexpr uint32_t kLoopAlignment = 16;
+  // call_near/jump_near: b/bl, a 26-bit word offset.
+  static constexpr uint64_t kNearReach = uint64_t(1) << 27;
 
   Label new_label() {
     labels_.push_back(asm_.newLabel());
@@ -71,6 +73,8 @@ class MacroAssembler {
   void switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered);
 
  private:
+  void near_branch(uint32_t opcode, const void* target);
+  uint64_t code_address_ = 0;  // set_code_address
   // A [base + disp] operand for an access of `size` bytes: the scaled
   // unsigned-offset form, else the unscaled signed 9-bit form (`*unscaled`
   // set), else the address in kAsmScratch2.

@@ -756,6 +756,17 @@ void MacroAssembler::call_absolute(const void* fn) {
   move_imm(reg::r11, reinterpret_cast<uint64_t>(fn));
   if (uint8_t* p = reserve()) commit(put_rr(p, false, 0xFF, reg::r11, 2));  // call r11: FF /2
 }
+void MacroAssembler::set_code_address(uint64_t address) { code_address_ = address; }
+void MacroAssembler::near_branch(uint8_t opcode, const void* target) {
+  uint8_t* p = reserve();
+  if (!p) return;
+  *p++ = opcode;  // call/jmp rel32
+  const uint64_t next = code_address_ + uint64_t(p - asm_._bufferData) + 4;
+  commit(put_imm32(p, uint32_t(int32_t(int64_t(reinterpret_cast<uintptr_t>(target) - next)))));
+}
+void MacroAssembler::call_near(const void* target) { near_branch(0xE8, target); }
+void MacroAssembler::jump_near(const void* target) { near_branch(0xE9, target); }
+
 void MacroAssembler::call(Label target) {
   uint8_t* p = reserve();
   if (!p) return;

@@ -43,6 +43,8 @@ class MacroAssembler {
   // 0.45-0.66 s depending on where earlier code ended, with 64 0.32-0.39 s
   // (docs/performance.md, "Loop heads on 64-byte lines").
   static constexpr uint32_t kLoopAlignment = 64;
+  // call_near/jump_near: rel32.
+  static constexpr uint64_t kNearReach = uint64_t(1) << 31;
 
   Label new_label() {
     label_offset_.push_back(kUnbound);
@@ -100,6 +102,8 @@ class MacroAssembler {
   asmjit::x86::Assembler& raw() { return asm_; }
 
  private:
+  void near_branch(uint8_t opcode, const void* target);
+  uint64_t code_address_ = 0;  // set_code_address
 
   // Room for one directly encoded instruction at the buffer's end (nullptr if
   // the buffer cannot grow; the error is recorded), and the new end after it.

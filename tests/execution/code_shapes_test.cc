@@ -141,7 +141,7 @@ WEFT_EXEC_TEST(CodeShapes, FallbackAndTierBoundaries) {
 // compiled. The interpreted function calls compiled ones, which the
 // interpreter translates on their first interpreted call (recursively here).
 WEFT_EXEC_TEST(CodeShapes, FallbackMidBodyAndLazyTranslation) {
-  WatHarness h(tier(), R"((module
+  WatHarness h(eager_config(), R"((module
     (func $inc (param i32) (result i32) local.get 0 i32.const 1 i32.add)
     (func $down (param i32) (result i32)
       local.get 0 i32.eqz if (result i32) i32.const 100 else local.get 0 i32.const 1 i32.sub call $down end)
@@ -156,6 +156,50 @@ WEFT_EXEC_TEST(CodeShapes, FallbackMidBodyAndLazyTranslation) {
   EXPECT_EQ(uint32_t(h.value("after", {Value::i32(5)})), 318u);
   EXPECT_EQ(uint32_t(h.value("inc", {Value::i32(41)})), 42u);
   expect_one_fallback(h.store, tier(), 4, "v128 block");
+}
+
+// Lazy compilation (the default): nothing is compiled at instantiation; a
+// function is compiled at its first call from the host, from JIT code, as a
+// fiber's body or through a table, and one the JIT rejects falls back then.
+WEFT_EXEC_TEST(CodeShapes, LazyCompilationAtFirstCall) {
+  WatHarness h(tier(), R"((module
+    (type $g (fiber (result i32)))
+    (type $t (func (param i32) (result i32)))
+    (tag $e (param i32))
+    (func $twice (param i32) (result i32) local.get 0 i32.const 2 i32.mul)
+    (func $body (param $self (ref $g)) (param i32) (result i32) local.get 1 i32.const 3 i32.add)
+    (func $kid (param $self (ref $g)) (result i32)
+      (unreachable)
+      (event $e (param i32) (i32.mul (i32.const 2))))
+    (func $via_table (type $t) local.get 0 i32.const 4 i32.add)
+    (func $rejected (param i32 f64) (result i32)
+      local.get 0 i32.const 1000 i32.eq if (block (result v128) unreachable) drop end
+      local.get 0 local.get 1 i32.trunc_f64_s i32.add)
+    ;; Integer and float arguments in registers through the lazy stub.
+    (func $mix (param i32 f64 i64 f32) (result f64)
+      (f64.add (f64.add (f64.convert_i32_s (local.get 0)) (local.get 1))
+               (f64.add (f64.convert_i64_s (local.get 2)) (f64.promote_f32 (local.get 3)))))
+    (func (export "never") (param i32) (result i32) local.get 0)
+    (func $countdown (export "countdown") (param i32) (result i32)
+      local.get 0 i32.eqz if (result i32) i32.const 7 else local.get 0 i32.const 1 i32.sub call $countdown end)
+    (func (export "all") (param i32) (result i32)
+      (i32.add
+        (i32.add (call $twice (local.get 0)) (fiber.spawn $body (local.get 0)))
+        (i32.add
+          (fiber.resume $g $e (fiber.new $kid) (local.get 0))
+          (i32.add (call_indirect (type $t) (local.get 0) (i32.const 0))
+                   (call $rejected (local.get 0)
+                     (call $mix (local.get 0) (f64.const 0.5) (i64.const -1) (f32.const 0.5)))))))
+    (table funcref (elem $via_table))
+  ))");
+  test::expect_jit_counts(h.store, tier(), 0, 0);
+  EXPECT_EQ(uint32_t(h.value("countdown", {Value::i32(50)})), 7u);  // its recursion: one compilation
+  test::expect_jit_counts(h.store, tier(), 1, 0);
+  // 2x + (x + 3) + 2x (the fresh fiber's clause) + (x + 4) + (x + trunc(x + 0.5 - 1 + 0.5)) = 8x + 7.
+  EXPECT_EQ(uint32_t(h.value("all", {Value::i32(5)})), 47u);
+  expect_one_fallback(h.store, tier(), 7, "v128 block");
+  EXPECT_EQ(uint32_t(h.value("all", {Value::i32(6)})), 55u);  // nothing compiled twice
+  expect_one_fallback(h.store, tier(), 7, "v128 block");
 }
 
 WEFT_EXEC_TEST(CodeShapes, MemoryGrowAndBulk) {

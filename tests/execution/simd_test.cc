@@ -89,7 +89,7 @@ constexpr const char* kCarriers = R"((module
 ))";
 
 WEFT_EXEC_TEST(Simd, V128CrossesEveryValueCarrier) {
-  WatHarness h(config());
+  WatHarness h(eager_config());
   h.define_host("env", "swap_halves", FuncType{{ValType::v128()}, {ValType::v128()}},
                 [](std::span<const Value> args, std::span<Value> results) -> Result<void> {
                   results[0] = Value::v128(args[0].raw()[1], args[0].raw()[0]);

@@ -25,6 +25,8 @@ TEST(JitPerfMap, NamesEachCompiledFunction) {
     (func (export "twice") (param i32) (result i32) (call $add (local.get 0) (local.get 0))))
   )");
   ASSERT_TRUE(h.instance);
+  // Functions are compiled, and named, at their first call.
+  EXPECT_EQ(h.value("twice", {Value::i32(4)}), 8u);
   std::ifstream in(map_path);
   ASSERT_TRUE(in) << map_path << " was not written";
   std::stringstream text;

@@ -44,6 +44,13 @@ class ExecTest : public ::testing::TestWithParam<Tier> {
   Tier tier() const { return GetParam(); }
   // The default configuration on the tier under test.
   Config config() const { return tier_config(tier()); }
+  // Every function compiled (or rejected) at instantiation, for tests that
+  // count what the JIT compiled; by default it compiles at first calls.
+  Config eager_config() const {
+    Config c = config();
+    c.eager_compilation = true;
+    return c;
+  }
 };
 
 struct TierParamName {

@@ -1,0 +1,73 @@
+#include "jit/code_arena.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace weft::jit {
+
+std::unique_ptr<CodeArena> CodeArena::create(size_t capacity, size_t stub_room) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  capacity = (capacity + page - 1) / page * page;
+  if (stub_room > capacity) return nullptr;
+  const int fd = memfd_create("weft-jit-code", MFD_CLOEXEC);
+  if (fd < 0) return nullptr;
+  // A sparse file: its pages exist once written.
+  if (ftruncate(fd, off_t(capacity)) != 0) {
+    close(fd);
+    return nullptr;
+  }
+  void* executable = mmap(nullptr, capacity, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
+  if (executable == MAP_FAILED) {
+    close(fd);
+    return nullptr;
+  }
+  void* writable = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  // The mappings keep the file: no descriptor stays open per arena.
+  close(fd);
+  if (writable == MAP_FAILED) {
+    munmap(executable, capacity);
+    return nullptr;
+  }
+  return std::unique_ptr<CodeArena>(
+      new CodeArena(static_cast<uint8_t*>(executable), static_cast<uint8_t*>(writable), capacity, stub_room));
+}
+
+CodeArena::~CodeArena() {
+  munmap(executable_, capacity_);
+  munmap(writable_, capacity_);
+}
+
+int64_t CodeArena::place(asmjit::CodeHolder& holder, size_t alignment, bool stub) {
+  if (holder.flatten() != asmjit::kErrorOk || holder.resolveUnresolvedLinks() != asmjit::kErrorOk) return -1;
+  size_t& used = stub ? stubs_used_ : used_;
+  const size_t end = stub ? capacity_ : limit_;
+  const size_t at = (used + alignment - 1) / alignment * alignment;
+  // An upper bound: relocation may only shrink the code (asmjit's address
+  // table for far absolute targets included).
+  const size_t estimate = holder.codeSize();
+  if (estimate == 0 || at > end || estimate > end - at) return -1;
+  if (holder.relocateToBase(uint64_t(reinterpret_cast<uintptr_t>(executable_ + at))) != asmjit::kErrorOk) return -1;
+  const size_t size = holder.codeSize();
+  for (const asmjit::Section* section : holder.sections()) {
+    const size_t offset = size_t(section->offset());
+    std::memcpy(writable_ + at + offset, section->data(), section->bufferSize());
+    if (section->virtualSize() > section->bufferSize())
+      std::memset(writable_ + at + offset + section->bufferSize(), 0,
+                  size_t(section->virtualSize() - section->bufferSize()));
+  }
+  // The executable view sees the bytes through the same pages; machines
+  // without coherent instruction caches must drop stale lines of it.
+  __builtin___clear_cache(reinterpret_cast<char*>(executable_ + at), reinterpret_cast<char*>(executable_ + at + size));
+  used = at + size;
+  return int64_t(at);
+}
+
+void CodeArena::rewrite(size_t offset, const void* bytes, size_t size) {
+  std::memcpy(writable_ + offset, bytes, size);
+  __builtin___clear_cache(reinterpret_cast<char*>(executable_ + offset),
+                          reinterpret_cast<char*>(executable_ + offset + size));
+}
+
+}  // namespace weft::jit

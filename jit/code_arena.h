@@ -1,0 +1,56 @@
+// Executable memory for lazily compiled code (jit/executor_lazy.cc): one
+// contiguous reservation per instance, filled function by function as they
+// are first called. Contiguous so that the guard-region fault handler knows
+// the instance's code as one block (jit/guard_regions.h) and a trap stub is an
+// offset in it. The memory is mapped twice from one memfd — executable and
+// never writable, writable and never executable — so that code is written
+// without any page being writable and executable at once (W^X), and without
+// making the page of a running caller unexecutable for a moment.
+#pragma once
+
+#include <asmjit/core.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace weft::jit {
+
+class CodeArena {
+ public:
+  // Reserves `capacity` bytes (address space only: pages are backed as code
+  // is written). nullptr when the system refuses (no memfd, no address space).
+  // The last `stub_room` bytes are kept for place(…, stub = true): small
+  // stubs that must find room even when functions no longer do.
+  static std::unique_ptr<CodeArena> create(size_t capacity, size_t stub_room);
+  ~CodeArena();
+  CodeArena(const CodeArena&) = delete;
+  CodeArena& operator=(const CodeArena&) = delete;
+
+  // Places `holder`'s code (one function) after the code placed so far,
+  // aligned to `alignment`, relocated to its executable address: returns its
+  // offset from base(), or -1 when the arena is full or asmjit fails.
+  int64_t place(asmjit::CodeHolder& holder, size_t alignment, bool stub = false);
+  // Where the next place(…, alignment) of a function will put it (its code
+  // may then refer to its own address: MacroAssembler::set_code_address).
+  size_t next(size_t alignment) const { return (used_ + alignment - 1) / alignment * alignment; }
+  // Overwrites placed code (a direct-call slot's jump) through the writable view.
+  void rewrite(size_t offset, const void* bytes, size_t size);
+
+  const uint8_t* base() const { return executable_; }
+  size_t capacity() const { return capacity_; }
+  size_t used() const { return used_; }
+
+ private:
+  CodeArena(uint8_t* executable, uint8_t* writable, size_t capacity, size_t stub_room)
+      : executable_(executable), writable_(writable), capacity_(capacity), limit_(capacity - stub_room),
+        stubs_used_(capacity - stub_room) {}
+  uint8_t* executable_;
+  uint8_t* writable_;
+  size_t capacity_;
+  size_t limit_;       // functions end below it, stubs above
+  size_t used_ = 0;    // functions: [0, used_)
+  size_t stubs_used_;  // stubs: [limit_, stubs_used_)
+};
+
+}  // namespace weft::jit
