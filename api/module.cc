@@ -35,25 +35,41 @@ std::string describe(const Module& m, ExternKind kind, uint32_t type_index, cons
 }
 }  // namespace
 
-Result<WasmModule> WasmModule::from_ir(const Engine& engine, Module module) {
+namespace {
+Result<WasmModule> validated(const Engine& engine, Module module, std::span<const uint8_t> unchecked_bytes = {},
+                             const binary::DecodeOptions* decoded_with = nullptr) {
   validator::ValidateOptions options;
   options.enable_simd = engine.config().enable_simd;
   options.enable_fibers = engine.config().enable_fibers;
-  WEFT_TRY_ASSIGN(validator::ValidationInfo info, validator::validate_module(module, options));
-  auto impl = std::make_shared<Impl>();
+  options.binary_bodies_unchecked = decoded_with != nullptr;
+  Result<validator::ValidationInfo> info = validator::validate_module(module, options);
+  if (!info.ok()) {
+    // The bodies' malformed-binary rules come before validation: if one is
+    // broken, that is the error the module has.
+    if (decoded_with) WEFT_TRY(binary::check_bodies(unchecked_bytes, module, *decoded_with));
+    return info.error();
+  }
+  auto impl = std::make_shared<WasmModule::Impl>();
   impl->module = std::make_shared<const Module>(std::move(module));
-  impl->info = std::make_shared<const validator::ValidationInfo>(std::move(info));
+  impl->info = std::make_shared<const validator::ValidationInfo>(std::move(*info));
   WasmModule m;
   m.impl = std::move(impl);
   return m;
+}
+}  // namespace
+
+Result<WasmModule> WasmModule::from_ir(const Engine& engine, Module module) {
+  return validated(engine, std::move(module));
 }
 
 Result<WasmModule> WasmModule::from_binary(const Engine& engine, std::span<const uint8_t> bytes) {
   binary::DecodeOptions options;
   options.enable_simd = engine.config().enable_simd;
   options.enable_fibers = engine.config().enable_fibers;
+  // Validation reads every body: the decoder does not read them first.
+  options.defer_body_checks = true;
   WEFT_TRY_ASSIGN(Module module, binary::decode_module(bytes, options));
-  return from_ir(engine, std::move(module));
+  return validated(engine, std::move(module), bytes, &options);
 }
 
 Result<WasmModule> WasmModule::from_text(const Engine& engine, std::string_view text) {

@@ -193,17 +193,37 @@ bool ModuleDecoder::function_body(Reader& r, Function& func) {
   if (!locals_ok) return false;
 
   const uint8_t* start = r.pos();
+  if (options.defer_body_checks)
+    r.seek(r.end());
+  else if (!body_instructions(r, module.data_count.has_value()))
+    return false;
+  func.body.assign(start, r.pos());
+  func.body_offset = r.offset_of(start);
+  ++bodies_read;
+  return true;
+}
+
+bool ModuleDecoder::body_instructions(Reader& r, bool have_data_count) {
   ExprContext ctx = expr_context();
   ctx.check_data_count = true;
-  ctx.have_data_count = module.data_count.has_value();
+  ctx.have_data_count = have_data_count;
   // A body that stops short of its `end`: at the end of the whole input the
   // spec reader hits end-of-data, elsewhere it reads on into the next body.
   ctx.missing_end_message = r.end() == bytes.data() + bytes.size() ? kUnexpectedEndOfSection
                                                                    : "END opcode expected";
   if (!walker.read_expression(r, ctx)) return false;
   if (!r.at_end()) return r.fail("section size mismatch");
-  func.body.assign(start, r.pos());
-  func.body_offset = r.offset_of(start);
+  return true;
+}
+
+bool ModuleDecoder::check_bodies(const std::vector<Function>& functions, size_t count, bool have_data_count) {
+  const uint8_t* base = bytes.data();
+  for (size_t i = 0; i < count; ++i) {
+    const Function& f = functions[i];
+    const uint8_t* start = base + f.body_offset;
+    Reader r(base, start, start + f.body.size(), &failure, kUnexpectedEndOfSection);
+    if (!body_instructions(r, have_data_count)) return false;
+  }
   return true;
 }
 

@@ -2,6 +2,8 @@
 // sections, and the checks that span sections (function/code and data counts).
 #include "binary/decoder.h"
 
+#include <utility>
+
 #include "binary/module_decoder.h"
 #include "binary/names.h"
 
@@ -112,6 +114,12 @@ Result<Module> ModuleDecoder::decode() {
     }
   }
   if (!ok) {
+    // A body before the failure may break a rule the deferred checks skipped:
+    // that violation comes first in the input, so it is the one to report.
+    if (options.defer_body_checks) {
+      const Failure later = std::exchange(failure, Failure{});
+      if (check_bodies(module.functions, bodies_read, module.data_count.has_value())) failure = later;
+    }
     return make_error(ErrorKind::Malformed, failure.message, Location::at_offset(failure.offset));
   }
 
@@ -130,6 +138,12 @@ Result<Module> ModuleDecoder::decode() {
 Result<Module> decode_module(std::span<const uint8_t> bytes, const DecodeOptions& options) {
   detail::ModuleDecoder decoder(bytes, options);
   return decoder.decode();
+}
+
+Result<void> check_bodies(std::span<const uint8_t> bytes, const Module& module, const DecodeOptions& options) {
+  detail::ModuleDecoder decoder(bytes, options);
+  if (decoder.check_bodies(module.functions, module.functions.size(), module.data_count.has_value())) return {};
+  return make_error(ErrorKind::Malformed, decoder.failure.message, Location::at_offset(decoder.failure.offset));
 }
 
 }  // namespace weft::binary

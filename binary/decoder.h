@@ -18,9 +18,22 @@ struct DecodeOptions {
   // `0x63/0x64 heaptype` value types, the tag section, import/export kind 0x04
   // and 0xFA-prefixed instructions. Off: all of those are malformed (Wasm 2.0).
   bool enable_fibers = true;
+  // Leave the instruction-level rules of function bodies (each instruction
+  // well-formed, blocks closed, the body ending at its size, the data count
+  // section before memory.init/data.drop) unchecked: validation reads every
+  // body anyway and fails on anything they reject, and only then does the
+  // caller need check_bodies — a large module is read once instead of twice.
+  // A decoding error found after the code section is still reported after a
+  // body's: decode_module checks the bodies before it returns an error.
+  bool defer_body_checks = false;
 };
 
 // Errors are ErrorKind::Malformed located at a byte offset.
 Result<Module> decode_module(std::span<const uint8_t> bytes, const DecodeOptions& options = {});
+
+// The checks defer_body_checks skipped, on `module` as decode_module(bytes,
+// options) returned it: the first violation, exactly as decode_module without
+// defer_body_checks would have reported it, or nothing.
+Result<void> check_bodies(std::span<const uint8_t> bytes, const Module& module, const DecodeOptions& options);
 
 }  // namespace weft::binary

@@ -67,6 +67,10 @@ struct ModuleDecoder {
   bool data_count_section(Reader& r);
   bool code_section(Reader& r);
   bool function_body(Reader& r, Function& func);
+  // A body's instructions after its locals (the part defer_body_checks skips).
+  bool body_instructions(Reader& r, bool have_data_count);
+  // body_instructions of functions[0, count), read again from `bytes`.
+  bool check_bodies(const std::vector<Function>& functions, size_t count, bool have_data_count);
 
   bool limits(Reader& r, Limits& out);
   bool table_type(Reader& r, TableType& out);
@@ -94,6 +98,7 @@ struct ModuleDecoder {
   Module module;
   CodeWalker walker;
   bool saw_code_section = false;
+  size_t bodies_read = 0;  // function bodies sliced so far
 };
 
 }  // namespace weft::binary::detail

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "tools/module_input.h"
@@ -135,10 +136,21 @@ std::optional<std::string> check_input_file(const std::string& path) {
 Result<std::string> read_file(const std::string& path) {
   if (auto problem = check_input_file(path)) return make_error(ErrorKind::Io, *problem);
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
+  // One sized read straight into the string (a stream buffer and a string
+  // built from it were two copies of a large module); a stream without a
+  // size (a pipe) is read to its end.
+  std::string contents;
+  in.seekg(0, std::ios::end);
+  if (const std::streamoff size = in ? std::streamoff(in.tellg()) : -1; size >= 0) {
+    contents.resize(size_t(size));
+    in.seekg(0, std::ios::beg);
+    if (!in.read(contents.data(), size)) return make_error(ErrorKind::Io, "cannot read '" + path + "'");
+    return contents;
+  }
+  in.clear();
+  contents.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (in.bad()) return make_error(ErrorKind::Io, "cannot read '" + path + "'");
-  return contents.str();
+  return contents;
 }
 
 Result<WasmModule> load_module_file(const Engine& engine, const std::string& path) {

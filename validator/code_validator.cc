@@ -747,6 +747,8 @@ bool CodeValidator::check_elem(uint32_t index) {
 }
 
 bool CodeValidator::check_data(uint32_t index) {
+  if (ctx_.options.binary_bodies_unchecked && !module_.data_count) [[unlikely]]
+    return malformed("data count section required");
   return index < ctx_.num_datas() || unknown("data segment", index);
 }
 

@@ -75,6 +75,11 @@ struct ValidationInfo {
 struct ValidateOptions {
   bool enable_simd = true;
   bool enable_fibers = true;  // fiber extension: fiber types and refs, tags, 0xFA instructions
+  // The module was decoded with binary::DecodeOptions::defer_body_checks:
+  // memory.init and data.drop then fail without a data count section (a
+  // malformed-binary rule the decoder did not check; the caller finds the
+  // decoder's error with binary::check_bodies when validation fails).
+  bool binary_bodies_unchecked = false;
 };
 
 // Errors are ErrorKind::Invalid; locations are function index + body offset
