@@ -1,9 +1,14 @@
 // Module-level validation: types, imports, index spaces, limits, globals,
 // exports, start, segments, tags, C.refs — then every function body.
 #include <algorithm>
+#include <atomic>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "validator/code_validator.h"
 #include "validator/module_context.h"
@@ -336,6 +341,76 @@ std::vector<uint32_t> canonical_type_ids(const Module& module) {
   return canonical;
 }
 
+namespace {
+// How many threads validate the function bodies: one below kBytesPerThread
+// of code (starting a thread costs more than it saves), else up to one per
+// core.
+constexpr size_t kBytesPerThread = size_t(1) << 20;
+constexpr uint32_t kFunctionsPerClaim = 32;
+
+unsigned code_threads(const Module& module, unsigned requested) {
+  if (requested) return requested;
+  size_t bytes = 0;
+  for (const Function& f : module.functions) bytes += f.body.size();
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return unsigned(std::min<size_t>({cores, 8, std::max<size_t>(1, bytes / kBytesPerThread)}));
+}
+
+// The bodies are independent: several threads, each with its own
+// CodeValidator, claim functions in order, kFunctionsPerClaim at a time. The
+// error reported is the first failing function's — every function before it
+// is validated — so it is the one a single thread reports.
+Result<void> validate_code(const ModuleContext& ctx, ValidationInfo& info) {
+  const uint32_t count = uint32_t(ctx.module.functions.size());
+  const unsigned threads = code_threads(ctx.module, ctx.options.threads);
+  if (threads <= 1) {
+    CodeValidator code(ctx);
+    for (uint32_t i = 0; i < count; ++i) WEFT_TRY(code.validate(i, info.functions[i]));
+    return {};
+  }
+  std::atomic<uint32_t> next{0};
+  std::atomic<uint32_t> first_failure{UINT32_MAX};
+  struct Failure {
+    uint32_t index = UINT32_MAX;
+    std::optional<Error> error;
+  };
+  std::vector<Failure> failures(threads);
+  auto work = [&](Failure& failure) {
+    CodeValidator code(ctx);
+    for (;;) {
+      const uint32_t start = next.fetch_add(kFunctionsPerClaim, std::memory_order_relaxed);
+      if (start >= count || start > first_failure.load(std::memory_order_relaxed)) return;
+      const uint32_t end = std::min(count, start + kFunctionsPerClaim);
+      for (uint32_t i = start; i < end; ++i) {
+        Result<void> r = code.validate(i, info.functions[i]);
+        if (r.ok()) continue;
+        failure.index = i;
+        failure.error = std::move(r.error());
+        uint32_t seen = first_failure.load(std::memory_order_relaxed);
+        while (i < seen && !first_failure.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+        }
+        return;  // what is left is after this failure
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      helpers.emplace_back(work, std::ref(failures[t]));
+    } catch (const std::system_error&) {
+      break;  // no more threads: the others do the rest
+    }
+  }
+  work(failures[0]);
+  for (std::thread& helper : helpers) helper.join();
+  const Failure* first = nullptr;
+  for (const Failure& f : failures)
+    if (f.error && (!first || f.index < first->index)) first = &f;
+  if (first) return *first->error;
+  return {};
+}
+}  // namespace
+
 Result<ValidationInfo> validate_module(const Module& module, const ValidateOptions& options) {
   ModuleContext ctx{.module = module, .options = options};
   WEFT_TRY(build_index_spaces(ctx));
@@ -348,8 +423,7 @@ Result<ValidationInfo> validate_module(const Module& module, const ValidateOptio
 
   ValidationInfo info;
   info.functions.resize(module.functions.size());
-  CodeValidator code(ctx);
-  for (uint32_t i = 0; i < module.functions.size(); ++i) WEFT_TRY(code.validate(i, info.functions[i]));
+  WEFT_TRY(validate_code(ctx, info));
   info.declared_function_refs = std::move(ctx.declared_function_refs);
   info.canonical_types = std::move(ctx.canonical_types);
   return info;

@@ -80,6 +80,9 @@ struct ValidateOptions {
   // malformed-binary rule the decoder did not check; the caller finds the
   // decoder's error with binary::check_bodies when validation fails).
   bool binary_bodies_unchecked = false;
+  // Threads validating function bodies: 0 chooses (one per MiB of code, at
+  // most one per core and 8); 1 validates on the calling thread only.
+  unsigned threads = 0;
 };
 
 // Errors are ErrorKind::Invalid; locations are function index + body offset

@@ -53,6 +53,36 @@ Module single_function(FuncType type, const Code& code, std::vector<LocalGroup> 
 // ---------------------------------------------------------------------------
 // Side tables
 
+// Bodies validated on several threads (ValidateOptions::threads): the same
+// side tables as on one, and the error of the first failing function however
+// the threads happen to claim them.
+TEST(ValidatorThreads, SameTablesAndTheFirstFunctionsError) {
+  Module m;
+  m.types.push_back({{i32}, {i32}});
+  for (uint32_t i = 0; i < 2000; ++i) {
+    Code code;
+    for (uint32_t k = 0; k <= i % 7; ++k) code.op(O::LocalGet).u32(0);
+    for (uint32_t k = 0; k < i % 7; ++k) code.op(O::I32Add);
+    m.functions.push_back(Function{0, {}, code.op(O::End).bytes, 0});
+  }
+  ValidateOptions one, four;
+  one.threads = 1;
+  four.threads = 4;
+  auto a = validate_module(m, one), b = validate_module(m, four);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (size_t i = 0; i < m.functions.size(); ++i)
+    ASSERT_EQ(a->functions[i].max_stack_height, b->functions[i].max_stack_height) << "function " << i;
+  // Two invalid bodies (a result missing): the earlier one is reported, every time.
+  m.functions[1500].body = Code().op(O::End).bytes;
+  m.functions[333].body = Code().op(O::End).bytes;
+  for (int round = 0; round < 20; ++round) {
+    auto r = validate_module(m, four);
+    ASSERT_FALSE(r.ok());
+    ASSERT_EQ(r.error().to_string(), validate_module(m, one).error().to_string());
+    EXPECT_NE(r.error().to_string().find("333"), std::string::npos) << r.error().to_string();
+  }
+}
+
 TEST(ValidatorSideTables, StackHeightAndLocals) {
   Module m = single_function({{i32, i32}, {i32}},
                              Code().op(O::LocalGet).u32(0).op(O::LocalGet).u32(1).op(O::I32Add).op(O::End),
