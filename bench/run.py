@@ -18,7 +18,11 @@ is non-zero only when a checksum mismatches, a program fails, or a build fails.
 
 P7 (compile speed) runs bench/compile_speed and bench/validate_speed (the
 validator alone, issue 16's bar), which the driver builds in BUILD_DIR, on a
-large module it generates with `wasm-opt -ttf`.
+large module it generates with `wasm-opt -ttf` (with eager compilation: the
+whole module's code). The start-up section (issue 16) starts a large WASI
+program that exits at once (bench/startup/gen_large.py, ~22 MB of code) and
+the empty one on weft's tiers and compile modes and on node: CPU time and
+peak RSS.
 
 The kernel table has a wamr-fast-jit column when WAMR's iwasm is found
 (--wamr, $WEFT_WAMR, or where scripts/build-wamr.sh puts it).
@@ -29,6 +33,7 @@ Usage: bench/run.py [--quick] [--build-dir DIR] [--runs N] [--only NAME,...] [--
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -118,6 +123,8 @@ CALLGRIND_DEPTHS = (1, 16)
 # P7: random bytes fed to `wasm-opt -ttf` (full, quick): 12 MiB give a ~2.2 MB
 # code section of ~14,500 functions (generated once, ~30 s), 1 MiB ~0.18 MB.
 P7_SEED_MIB = (12, 1)
+# Issue 16's start-up program (full, quick): C files × functions per file.
+LARGE_PROGRAM = ((60, 1000), (2, 500))
 P7_REPS = (11, 3)
 TTF_FEATURES = ["--mvp-features", "--enable-sign-ext", "--enable-bulk-memory", "--enable-multivalue",
                 "--enable-nontrapping-float-to-int", "--enable-mutable-globals"]
@@ -232,12 +239,14 @@ class Programs:
     generator_asyncify: Path | None = None
     generator_depth_asyncify: Path | None = None
     compile_module: Path | None = None
+    large_program: Path | None = None
+    empty_program: Path | None = None
 
 
 def build_programs(out: Path, quick: bool, log: list[str], kernels: bool = True, fibers: bool = True,
-                   compile_module: bool = True) -> Programs:
-    """Builds the kernels (with the start-up baseline), the fiber programs and
-    the P7 module, each group only when asked for."""
+                   compile_module: bool = True, large_program: bool = True) -> Programs:
+    """Builds the kernels (with the start-up baseline), the fiber programs,
+    the P7 module and the large start-up program, each group only when asked for."""
     programs = Programs()
     harness = BENCH / "kernels" / "harness"
     sources = [(k.name, BENCH / "kernels" / f"{k.name}.c", k.quick if quick else k.full) for k in KERNELS]
@@ -260,6 +269,8 @@ def build_programs(out: Path, quick: bool, log: list[str], kernels: bool = True,
         build_fiber_programs(out, programs, log)
     if compile_module:
         build_compile_module(out, quick, programs, log)
+    if large_program:
+        build_large_program(out, quick, programs, log)
     return programs
 
 
@@ -289,6 +300,62 @@ def build_compile_module(out: Path, quick: bool, programs: Programs, log: list[s
         seed.write_bytes(random.Random(7).randbytes(mib << 20))
     build_step(programs.compile_module, [seed],
                ["wasm-opt", "-ttf", str(seed)] + TTF_FEATURES + ["-o", str(programs.compile_module)], log)
+
+
+def build_large_program(out: Path, quick: bool, programs: Programs, log: list[str]) -> None:
+    """Issue 16's start-up program: bench/startup/gen_large.py writes PARTS
+    C files of FUNCS different functions each (full: a ~22 MB code section),
+    compiled in parallel (~3 min on 2 cores, once) and linked for WASI. It
+    exits at once unless given an argument; also the empty WASI program."""
+    parts, funcs = LARGE_PROGRAM[1 if quick else 0]
+    base = out / "startup-large"
+    programs.large_program = base / f"large-{parts}x{funcs}.wasm"
+    empty = base / "empty.wasm"
+    build_step(empty, [BENCH / "startup" / "empty.c"], WASI_CFLAGS + [str(BENCH / "startup" / "empty.c"), "-o", str(empty)],
+               log)
+    programs.empty_program = empty
+    generator = BENCH / "startup" / "gen_large.py"
+    if not stale(programs.large_program, [generator]):
+        return
+    src = base / f"src-{parts}x{funcs}"
+    subprocess.run([sys.executable, str(generator), str(src), str(parts), str(funcs)], check=True)
+    sources = sorted(src.glob("*.c"))
+    objects = [c.with_suffix(".o") for c in sources]
+    cc = ["clang", "--target=wasm32-wasi", "--sysroot=/usr", "-O1", "-w", "-c"]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = list(pool.map(lambda c: subprocess.run(cc + [str(c), "-o", str(c.with_suffix(".o"))],
+                                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                                         text=True), sources))
+    for result in results:
+        if result.returncode != 0:
+            raise BenchError(f"build failed: {' '.join(result.args)}\n{result.stdout[-2000:]}")
+    log.append(f"{' '.join(cc)} {src}/*.c  ({len(sources)} files)")
+    build_step(programs.large_program, objects, ["clang", "--target=wasm32-wasi", "--sysroot=/usr"] +
+               [str(o) for o in objects] + ["-o", str(programs.large_program)], log)
+
+
+def code_section_bytes(wasm: Path) -> tuple[int, int]:
+    """The size of a module's code section and its number of function bodies."""
+    data = wasm.read_bytes()
+
+    def leb(at: int) -> tuple[int, int]:
+        value, shift = 0, 0
+        while True:
+            byte = data[at]
+            value |= (byte & 0x7F) << shift
+            at += 1
+            shift += 7
+            if byte < 0x80:
+                return value, at
+
+    at = 8
+    while at < len(data):
+        section = data[at]
+        size, body = leb(at + 1)
+        if section == 10:
+            return size, leb(body)[0]
+        at = body + size
+    return 0, 0
 
 
 def build_asyncify(out: Path, name: str, instrumented: list[str], log: list[str]) -> Path:
@@ -733,6 +800,36 @@ def run_p7(build_dir: Path, module: Path, quick: bool) -> dict[str, float]:
     return values
 
 
+def run_large_startup(programs: Programs, weft: Path, jit: bool, runs: int, timeout: float) -> str:
+    """Issue 16: CPU time and peak RSS of starting the large program (which
+    exits at once) and the empty one, weft's tiers and compile modes beside
+    node's, round-robin; medians. Returns the report's table."""
+    node = list(node_command()) + [str(BENCH / "node_wasi.mjs")]
+    large, empty = str(programs.large_program), str(programs.empty_program)
+    cases: dict[str, list[str]] = {}
+    if jit:
+        cases["weft (default: JIT, lazy)"] = [str(weft), "run", large]
+        cases["weft --compile=eager (JIT)"] = [str(weft), "run", "--compile=eager", large]
+    cases["weft --tier=interp (lazy)"] = [str(weft), "run", "--tier=interp", large]
+    cases["node (default: lazy Liftoff)"] = node + [large]
+    cases["node --no-wasm-lazy-compilation"] = [node[0], "--no-wasm-lazy-compilation"] + node[1:] + [large]
+    cases["weft, empty program"] = [str(weft), "run", empty]
+    cases["node, empty program"] = node + [empty]
+    samples = measure_round_robin(cases, runs, timeout)
+    code, functions = code_section_bytes(programs.large_program)
+    lines = [f"Start-up of a large program (issue 16): `{programs.large_program.name}` "
+             f"(bench/startup/gen_large.py, clang -O1), code section {code / 1e6:.1f} MB, {functions} functions; "
+             f"it exits at once. CPU time (user + sys, all threads), wall time and peak RSS, medians of {runs}, "
+             f"round-robin:", "", "| engine | CPU ms | wall ms | peak RSS MB |", "|---|---|---|---|"]
+    for case, values in samples.items():
+        cpu = median([v.cpu for v in values])
+        wall = median([v.wall for v in values])
+        rss = median([float(v.maxrss_kib) for v in values]) / 1024
+        lines.append(f"| {case} | {cpu * 1e3:.1f} | {wall * 1e3:.1f} | {rss:.1f} |")
+        progress(f"  {case}: {cpu * 1e3:.1f} ms CPU, {wall * 1e3:.1f} ms wall, {rss:.1f} MB")
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------------------
 # The report
 # ---------------------------------------------------------------------------
@@ -994,7 +1091,8 @@ def main() -> int:
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu", help="time to compare (default cpu)")
     parser.add_argument("--only", help="comma-separated kernels and sections to run: 'fibers' (P1-P4, the depth "
                                            "sweep and the callgrind counts), 'depth' (the depth sweep alone), "
-                                           "'callgrind' (the instruction counts alone), 'compile' (P7: compile and validation speed)")
+                                           "'callgrind' (the instruction counts alone), 'compile' (P7: compile and validation speed), "
+                                           "'startup' (a large program's start-up, issue 16)")
     parser.add_argument("--output", help="also write the report to this file")
     parser.add_argument("--wamr", metavar="IWASM",
                         help="WAMR's iwasm built with the fast JIT, for the wamr-fast-jit column (default: "
@@ -1009,7 +1107,7 @@ def main() -> int:
         return 2
     only = set(args.only.split(",")) if args.only else None
     kernel_names = {k.name for k in KERNELS}
-    unknown = (only or set()) - kernel_names - {"fibers", "depth", "callgrind", "compile"}
+    unknown = (only or set()) - kernel_names - {"fibers", "depth", "callgrind", "compile", "startup"}
     if unknown:
         print(f"bench: --only: unknown {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
@@ -1018,6 +1116,7 @@ def main() -> int:
     run_depth = only is None or bool(only & {"fibers", "depth"})
     run_instructions = only is None or bool(only & {"fibers", "callgrind"})
     run_compile = only is None or "compile" in only
+    run_startup = only is None or "startup" in only
     tools = ["gcc", "g++", "clang", "wasm-opt", "node"] + (["wasm-interp"] if run_kernel_table else [])
     for tool in tools:
         if shutil.which(tool) is None:
@@ -1042,7 +1141,8 @@ def main() -> int:
         log: list[str] = []
         progress(f"bench: building programs in {build_dir / 'bench-programs'}")
         programs = build_programs(build_dir / "bench-programs", args.quick, log, kernels=run_kernel_table,
-                                  fibers=run_generator or run_depth or run_instructions, compile_module=run_compile)
+                                  fibers=run_generator or run_depth or run_instructions, compile_module=run_compile,
+                                  large_program=run_startup)
         for cmd in log:
             progress(f"  {cmd}")
         jit = weft_has_jit(weft)
@@ -1080,6 +1180,10 @@ def main() -> int:
         if run_compile:  # compile_speed finds out itself whether the JIT is built
             progress("bench: P7 (bench/compile_speed)")
             p7 = run_p7(build_dir, programs.compile_module, args.quick)
+        startup_table = None
+        if run_startup:
+            progress("bench: start-up of a large program (issue 16)")
+            startup_table = run_large_startup(programs, weft, jit, runs, timeout)
     except BenchError as error:
         print(f"bench: FAILED: {error}", file=sys.stderr)
         return 1
@@ -1105,6 +1209,8 @@ def main() -> int:
                       "```\n" + depth_probe.strip() + "\n```")
     if valgrind_missing:
         tables.append("Instructions per round trip: not measured (valgrind not found).")
+    if startup_table:
+        tables.append(startup_table)
     text = (f"weft benchmarks — {mode}; medians of {args.clock} time over {runs} run(s) per engine{what}\n"
             f"machine: {machine_description()}\n\n"
             + "\n\n".join(tables) +
