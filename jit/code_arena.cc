@@ -7,29 +7,42 @@
 
 namespace weft::jit {
 
+namespace {
+// Two views of the same pages: shared anonymous memory and its mremap alias
+// (perf and other profilers see anonymous memory, where they look up
+// /tmp/perf-PID.map), else a memfd mapped twice.
+bool map_twice(size_t capacity, void*& executable, void*& writable) {
+  writable = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (writable != MAP_FAILED) {
+    // old_size 0 on a shared mapping: a second mapping of the same pages.
+    executable = mremap(writable, 0, capacity, MREMAP_MAYMOVE);
+    if (executable != MAP_FAILED && mprotect(executable, capacity, PROT_READ | PROT_EXEC) == 0) return true;
+    if (executable != MAP_FAILED) munmap(executable, capacity);
+    munmap(writable, capacity);
+  }
+  const int fd = memfd_create("weft-jit-code", MFD_CLOEXEC);
+  if (fd < 0) return false;
+  // A sparse file: its pages exist once written.
+  bool ok = ftruncate(fd, off_t(capacity)) == 0;
+  executable = ok ? mmap(nullptr, capacity, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0) : MAP_FAILED;
+  writable = executable != MAP_FAILED ? mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  // The mappings keep the file: no descriptor stays open per arena.
+  close(fd);
+  if (writable == MAP_FAILED) {
+    if (executable != MAP_FAILED) munmap(executable, capacity);
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
 std::unique_ptr<CodeArena> CodeArena::create(size_t capacity, size_t stub_room) {
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
   capacity = (capacity + page - 1) / page * page;
   if (stub_room > capacity) return nullptr;
-  const int fd = memfd_create("weft-jit-code", MFD_CLOEXEC);
-  if (fd < 0) return nullptr;
-  // A sparse file: its pages exist once written.
-  if (ftruncate(fd, off_t(capacity)) != 0) {
-    close(fd);
-    return nullptr;
-  }
-  void* executable = mmap(nullptr, capacity, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
-  if (executable == MAP_FAILED) {
-    close(fd);
-    return nullptr;
-  }
-  void* writable = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  // The mappings keep the file: no descriptor stays open per arena.
-  close(fd);
-  if (writable == MAP_FAILED) {
-    munmap(executable, capacity);
-    return nullptr;
-  }
+  void* executable = nullptr;
+  void* writable = nullptr;
+  if (!map_twice(capacity, executable, writable)) return nullptr;
   return std::unique_ptr<CodeArena>(
       new CodeArena(static_cast<uint8_t*>(executable), static_cast<uint8_t*>(writable), capacity, stub_room));
 }

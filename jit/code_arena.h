@@ -2,10 +2,12 @@
 // contiguous reservation per instance, filled function by function as they
 // are first called. Contiguous so that the guard-region fault handler knows
 // the instance's code as one block (jit/guard_regions.h) and a trap stub is an
-// offset in it. The memory is mapped twice from one memfd — executable and
-// never writable, writable and never executable — so that code is written
-// without any page being writable and executable at once (W^X), and without
-// making the page of a running caller unexecutable for a moment.
+// offset in it. The memory is mapped twice — executable and never writable,
+// writable and never executable — so that code is written without any page
+// being writable and executable at once (W^X), and without making the page of
+// a running caller unexecutable for a moment: shared anonymous memory and its
+// mremap alias (profilers treat it as anonymous, so `perf` finds the
+// functions' names in /tmp/perf-PID.map), else a memfd mapped twice.
 #pragma once
 
 #include <asmjit/core.h>

@@ -108,7 +108,10 @@ FunctionCompiler::DirectTarget FunctionCompiler::direct_target(const runtime::Fu
   const uint32_t defined = callee->index - first_defined_;
   if (direct_entries_) return {&(*direct_entries_)[defined], nullptr};
   if (callee == self_) return {&self_entry_, nullptr};
-  if (direct_slots_) return {nullptr, direct_slots_ + size_t(defined) * direct_slot_size_};
+  if (direct_slots_) {
+    if (const uint8_t* entry = (*compiled_entries_)[defined]) return {nullptr, entry};
+    return {nullptr, direct_slots_ + size_t(defined) * direct_slot_size_, defined};
+  }
   return {};
 }
 
@@ -160,10 +163,12 @@ void FunctionCompiler::call_direct(DirectTarget target, const FuncType& type) {
   for (uint32_t i = 0; i < params; ++i)
     if (const int target = arg_targets_[i]; target >= 0) move_to_param(first + i, target >= 32, Reg(target & 31));
   masm_.address_of(kArg[1], kFp, stack_disp(first));
-  if (target.label)
+  if (target.label) {
     masm_.call(*target.label);
-  else
+  } else {
+    if (target.slot_of != UINT32_MAX) slot_calls_->emplace_back(target.slot_of, uint32_t(masm_.offset()));
     masm_.call_near(target.address);
+  }
   check_call_result();
   truncate(first);
   if (type.results.size() != 1) {

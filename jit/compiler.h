@@ -140,9 +140,16 @@ class FunctionCompiler {
   // function's calls of itself are direct and every other call goes through
   // FuncInstance::jit_entry.
   void set_direct_call_entries(const std::vector<Label>* entries) { direct_entries_ = entries; }
-  void set_direct_call_slots(const uint8_t* slots, uint32_t slot_size) {
+  // `entries[d]`: the register entry of defined function d once compiled
+  // (nullptr before), which calls then enter directly; the calls that go to
+  // a slot are listed in `slot_calls` as {d, offset of the call in this
+  // function's code}, for the executor to point at the entry later.
+  void set_direct_call_slots(const uint8_t* slots, uint32_t slot_size, const std::vector<const uint8_t*>* entries,
+                             std::vector<std::pair<uint32_t, uint32_t>>* slot_calls) {
     direct_slots_ = slots;
     direct_slot_size_ = slot_size;
+    compiled_entries_ = entries;
+    slot_calls_ = slot_calls;
   }
   // The function has two entries: FuncInstance::jit_entry at its start takes
   // the arguments in their frame slots (the host entry, tail and indirect
@@ -335,6 +342,7 @@ class FunctionCompiler {
   struct DirectTarget {
     const Label* label = nullptr;
     const void* address = nullptr;
+    uint32_t slot_of = UINT32_MAX;  // `address` is this defined function's slot
     explicit operator bool() const { return label || address; }
   };
   void call_direct(DirectTarget target, const FuncType& type);
@@ -381,6 +389,8 @@ class FunctionCompiler {
   const std::vector<Label>* direct_entries_ = nullptr;
   const uint8_t* direct_slots_ = nullptr;
   uint32_t direct_slot_size_ = 0;
+  const std::vector<const uint8_t*>* compiled_entries_ = nullptr;
+  std::vector<std::pair<uint32_t, uint32_t>>* slot_calls_ = nullptr;
   uint32_t register_entry_ = 0;
   Label self_entry_;  // bound at register_entry_: the target of the function's calls of itself
   std::vector<int16_t> arg_targets_;  // call_direct's scratch: per argument, its register (or -1)

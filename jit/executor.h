@@ -66,7 +66,9 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   void fall_back(runtime::FuncInstance* f, const std::string& reason);
   struct InstanceCode;
   bool make_arena(runtime::Instance& instance, InstanceCode& code);
-  void point_slot(InstanceCode& code, uint32_t defined, const void* target);
+  // The slot of defined function `defined` jumps to `entry`, and the calls
+  // waiting for it call it directly.
+  void point_slot(InstanceCode& code, uint32_t defined, const uint8_t* entry);
 
   runtime::Store& store_;
   interpreter::Interpreter interp_;
@@ -88,6 +90,11 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
     // first compilation) and the memory its functions are compiled against.
     bool lazy = false;
     std::unique_ptr<CodeArena> arena;
+    // Per defined function: its register entry once compiled (or its stub
+    // into the interpreter), and the calls in compiled code that still go
+    // through its slot (arena offsets), pointed at the entry when it exists.
+    std::vector<const uint8_t*> register_entries;
+    std::vector<std::vector<uint32_t>> slot_calls;
     runtime::MemoryInstance* memory = nullptr;
   };
   std::map<const runtime::Instance*, InstanceCode> code_;

@@ -89,6 +89,8 @@ bool JitExecutor::make_arena(runtime::Instance& instance, InstanceCode& code) {
   const uint32_t count = uint32_t(module.functions.size());
   code.arena = CodeArena::create(arena_capacity(module), size_t(count) * kStubRoom);
   if (!code.arena) return false;
+  code.register_entries.assign(count, nullptr);
+  code.slot_calls.assign(count, {});
   code.base = const_cast<uint8_t*>(code.arena->base());
   asmjit::CodeHolder holder;
   holder.init(code_memory_.environment());
@@ -131,16 +133,30 @@ bool JitExecutor::make_arena(runtime::Instance& instance, InstanceCode& code) {
   return true;
 }
 
-// Rewrites defined function `defined`'s slot to jump to `target`.
-void JitExecutor::point_slot(InstanceCode& code, uint32_t defined, const void* target) {
+namespace {
+// The bytes of a direct jump (or call) at `at` to `target`.
+void write_branch(CodeArena& arena, const asmjit::Environment& environment, size_t at, const void* target,
+                  bool call) {
   asmjit::CodeHolder holder;
-  holder.init(code_memory_.environment());
+  holder.init(environment);
   MacroAssembler masm(holder);
-  const size_t slot = size_t(defined) * kSlotSize;
-  masm.set_code_address(reinterpret_cast<uintptr_t>(code.arena->base() + slot));
-  masm.jump_near(target);
+  masm.set_code_address(reinterpret_cast<uintptr_t>(arena.base() + at));
+  if (call)
+    masm.call_near(target);
+  else
+    masm.jump_near(target);
   const asmjit::Section* text = holder.textSection();
-  code.arena->rewrite(slot, text->data(), text->bufferSize());
+  arena.rewrite(at, text->data(), text->bufferSize());
+}
+}  // namespace
+
+void JitExecutor::point_slot(InstanceCode& code, uint32_t defined, const uint8_t* entry) {
+  code.register_entries[defined] = entry;
+  write_branch(*code.arena, code_memory_.environment(), size_t(defined) * kSlotSize, entry, /*call=*/false);
+  // A call rewritten in place keeps its length: a return address into the
+  // code after it stays good.
+  for (uint32_t site : code.slot_calls[defined]) write_branch(*code.arena, code_memory_.environment(), site, entry, true);
+  code.slot_calls[defined] = {};
 }
 
 void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
@@ -164,7 +180,8 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   FunctionCompiler& compiler = c->compiler.emplace(instance, defined, code.memory, masm, store_.fuel_enabled());
   compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
   compiler.set_guarded_memory(code.guard_slot >= 0);
-  compiler.set_direct_call_slots(code.arena->base(), kSlotSize);
+  std::vector<std::pair<uint32_t, uint32_t>> slot_calls;  // {callee, offset of the call}
+  compiler.set_direct_call_slots(code.arena->base(), kSlotSize, &code.register_entries, &slot_calls);
   Result<void> r = compiler.compile();
   if (!r.ok()) return fall_back(f, r.error().message);
   const int64_t at = code.arena->place(c->holder, kFunctionAlignment);
@@ -179,6 +196,7 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
     code.traps.push_back({uint32_t(at), uint32_t(at) + size, uint32_t(at) + masm.offset_of(*trap)});
     guard::publish(code.guard_slot, code.base, code.arena->used(), code.traps.data(), code.traps.size());
   }
+  for (auto [callee, offset] : slot_calls) code.slot_calls[callee].push_back(uint32_t(at) + offset);
   f->jit_entry = start;
   point_slot(code, defined, start + compiler.register_entry());
   ++stats_.compiled;
