@@ -11,8 +11,10 @@
 // to the arena's lazy stub (which keeps the argument registers in the
 // JitContext while weft_jit_compile_direct compiles the function); once the
 // function is compiled its slot is rewritten to jump to the register entry,
-// so a call costs one extra direct jump. A function the JIT rejects gets a
-// stub into the interpreter, and its slot jumps there.
+// and the calls that went to the slot are rewritten to call the entry (a
+// call of a function already compiled names the entry from the start), so
+// warm code calls as eagerly compiled code does. A function the JIT rejects
+// gets a stub into the interpreter, and its slot and calls go there.
 //
 // The module was validated whole before any of this: a function that fails
 // to compile here runs in the interpreter, as it would have after an eager

@@ -49,9 +49,7 @@ struct Config {
   // without compiling code it never runs; a function the interpreter cannot
   // translate (SIMD, for now) then fails at its first call, after the whole
   // module was validated. With eager_compilation every function is compiled
-  // or translated at instantiation (such a module fails to instantiate), and
-  // JIT code calls the module's other functions directly instead of through
-  // their entry pointers.
+  // or translated at instantiation (such a module fails to instantiate).
   bool eager_compilation = false;
   // Profiling: the JIT appends each instance's function code ranges to
   // /tmp/perf-PID.map, so `perf report` names JIT code `wasm:NAME` (also with
