@@ -90,9 +90,7 @@ void FunctionCompiler::int_binary(IntOp op, bool wide) {
       const int m = mirror_of_local(gpr_mirror_, uint32_t(stack_.back().imm));
       if (m >= 0 && !reg_free(Reg(m))) {
         stack_.pop_back();
-        prefer_ = result_register_hint();
-        const Reg a = alloc_reg();
-        prefer_ = kNoReg;
+        const Reg a = alloc_result_reg();
         const int32_t delta = op == IntOp::Add ? imm : -imm;
         if (wide)
           masm_.address_of(a, Reg(m), delta);
@@ -102,9 +100,7 @@ void FunctionCompiler::int_binary(IntOp op, bool wide) {
         return;
       }
     }
-    prefer_ = result_register_hint();
-    Reg a = pop_to_reg();
-    prefer_ = kNoReg;
+    const Reg a = pop_to_result_reg();
     masm_.int_op_imm(op, wide, a, imm);
     push_reg(a);
     return;
@@ -114,9 +110,7 @@ void FunctionCompiler::int_binary(IntOp op, bool wide) {
     const int m = mirror_of_local(gpr_mirror_, uint32_t(b.imm));
     const bool hold = m >= 0 && reg_free(Reg(m));  // keep `a` out of it
     if (hold) claim_reg(Reg(m));
-    prefer_ = result_register_hint();
-    Reg a = pop_to_reg();
-    prefer_ = kNoReg;
+    const Reg a = pop_to_result_reg();
     if (m >= 0)
       masm_.int_op(op, wide, a, Reg(m));
     else
@@ -145,9 +139,7 @@ void FunctionCompiler::int_binary(IntOp op, bool wide) {
     return;
   }
   Reg rb = pop_to_reg();
-  prefer_ = result_register_hint();
-  Reg ra = pop_to_reg();
-  prefer_ = kNoReg;
+  Reg ra = pop_to_result_reg();
   masm_.int_op(op, wide, ra, rb);
   free_reg(rb);
   push_reg(ra);

@@ -123,6 +123,20 @@ Reg FunctionCompiler::result_register_hint() {
   return hint;
 }
 
+Reg FunctionCompiler::alloc_result_reg() {
+  prefer_ = result_register_hint();
+  const Reg r = alloc_reg();
+  prefer_ = kNoReg;
+  return r;
+}
+
+Reg FunctionCompiler::pop_to_result_reg() {
+  prefer_ = result_register_hint();
+  const Reg r = pop_to_reg();
+  prefer_ = kNoReg;
+  return r;
+}
+
 Error FunctionCompiler::unsupported(const std::string& what) const {
   return make_error(ErrorKind::Limit, "not compiled by the JIT: " + what,
                     Location::in_function(self_->index, instr_offset_));

@@ -173,8 +173,12 @@ class FunctionCompiler {
   // the value as its last, integer, register argument; else kNoReg. A
   // preference only (alloc_reg), so that no move follows.
   Reg result_register_hint();
+  // alloc_reg and pop_to_reg for an operation's result: in the register
+  // result_register_hint names, when it is free.
+  Reg alloc_result_reg();
+  Reg pop_to_result_reg();
   static constexpr Reg kNoReg = 0xFF;
-  Reg prefer_ = kNoReg;
+  Reg prefer_ = kNoReg;  // set only inside the two above
   FReg alloc_fp();
   void free_fp(FReg x) { fp_used_ &= ~(1u << x); }
   // Pops the top entry into a float register the caller owns.
