@@ -164,6 +164,11 @@ void JitExecutor::point_slot(InstanceCode& code, uint32_t defined, const uint8_t
 void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   if (f->jit_entry != lazy_entry_) return;
   runtime::Instance& instance = *f->instance;
+  // A function is compiled by its own store's JIT (whose context its code
+  // embeds), even when another store's code calls it. Its lazy entry was set
+  // by a JitExecutor, so that is what that store runs.
+  if (&instance.store->executor() != this)
+    return static_cast<JitExecutor&>(instance.store->executor()).compile_lazily(f);
   InstanceCode& code = code_.at(&instance);
   const uint32_t defined = f->index - instance.module->num_imported_functions();
   if (!code.arena && !make_arena(instance, code)) return fall_back(f, "no code memory (the mapping was refused)");
@@ -205,16 +210,8 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   write_perf_map(instance, code, defined, defined + 1);
 }
 
-namespace {
-// The executor that prepared the instance: a function is compiled by its
-// own store's JIT (whose context its code embeds), even when another store's
-// code calls it. Its lazy entry was set by a JitExecutor, so that is what the
-// store runs.
-JitExecutor& owner(const runtime::Instance& instance) { return static_cast<JitExecutor&>(instance.store->executor()); }
-}  // namespace
-
 extern "C" const void* weft_jit_compile_direct(JitContext*, runtime::Instance* instance, uint32_t defined) {
-  JitExecutor& executor = owner(*instance);
+  auto& executor = static_cast<JitExecutor&>(instance->store->executor());  // the slot's instance's (see compile_lazily)
   executor.compile_lazily(instance->functions[instance->module->num_imported_functions() + defined]);
   return executor.direct_slot(instance, defined);
 }
@@ -224,7 +221,7 @@ const void* JitExecutor::direct_slot(const runtime::Instance* instance, uint32_t
 }
 
 extern "C" runtime::FuncInstance* weft_jit_compile_lazily(JitContext*, uint64_t*, runtime::FuncInstance* self) {
-  owner(*self->instance).compile_lazily(self);
+  static_cast<JitExecutor&>(self->instance->store->executor()).compile_lazily(self);  // see compile_lazily
   return self;
 }
 
