@@ -1,9 +1,9 @@
 // Lazy compilation (the default; Config::eager_compilation turns it off): an
 // instance's functions start with the lazy entry (entry_stubs in
 // executor.cc) as their FuncInstance::jit_entry, and each is compiled on its
-// own at its first call, into the instance's CodeArena, after which every
-// caller reaches the code through jit_entry. A module therefore starts
-// without compiling what it never runs.
+// own at its first call, into the instance's CodeArena, after which callers
+// through jit_entry (the host, tables, other instances) reach its code. A
+// module therefore starts without compiling what it never runs.
 //
 // Direct calls between a module's functions stay direct: the arena starts
 // with one slot of code per function, which a caller `call`s with the
@@ -104,7 +104,7 @@ bool JitExecutor::make_arena(runtime::Instance& instance, InstanceCode& code) {
     masm.jump(stub);
     masm.align_code(kSlotSize);
   }
-  if (masm.offset() != size_t(count) * kSlotSize) return false;  // a slot outgrew its size
+  const bool slots_fit = masm.offset() == size_t(count) * kSlotSize;  // no slot outgrew its size
   // The argument registers (and the frame argument) into the context, the
   // helper called, everything back, then on to the slot it returns: the call
   // arrives at the register entry as if nothing had happened between.
@@ -127,7 +127,7 @@ bool JitExecutor::make_arena(runtime::Instance& instance, InstanceCode& code) {
   masm.load64(R::kArg[1], R::kContext, at);
   masm.leave_frame();
   masm.jump_indirect_mem(R::kContext, int32_t(offsetof(JitContext, lazy_target)));
-  if (!masm.error().empty() || code.arena->place(holder, kFunctionAlignment) != 0) {
+  if (!slots_fit || !masm.error().empty() || code.arena->place(holder, kFunctionAlignment) != 0) {
     code.arena.reset();
     code.base = nullptr;
     return false;
