@@ -1,6 +1,7 @@
 // Engine, Store, Linker, Instance and Value behind the public API.
 #include <cinttypes>
 #include <cstring>
+#include <utility>
 
 #include "api/module_impl.h"
 #include "core/module.h"
@@ -199,10 +200,23 @@ Result<Instance> Store::instantiate(const WasmModule& module, std::span<const Ex
 }
 
 Extern Store::create_host_function(FuncType type, HostCallback callback, std::string debug_name) {
+  return create_host_function(
+      std::move(type),
+      [cb = std::move(callback)](const Caller&, std::span<const Value> args, std::span<Value> results) {
+        return cb(args, results);
+      },
+      std::move(debug_name));
+}
+
+Extern Store::create_host_function(FuncType type, HostCallbackWithCaller callback, std::string debug_name) {
   FuncType copy = type;
+  runtime::Store* store = store_.get();
   runtime::FuncInstance* f = store_->add_host_function(
       type,
-      [copy, cb = std::move(callback)](const uint64_t* args, uint64_t* results) -> Result<void> {
+      [copy, store, cb = std::move(callback)](const uint64_t* args, uint64_t* results) -> Result<void> {
+        // Taken at once: a call back into Wasm may call other host functions.
+        Caller caller;
+        if (runtime::Instance* from = std::exchange(store->host_caller, nullptr)) caller.instance = Instance{from};
         std::vector<Value> in;
         in.reserve(copy.params.size());
         for (ValType t : copy.params) {
@@ -211,7 +225,7 @@ Extern Store::create_host_function(FuncType type, HostCallback callback, std::st
         }
         std::vector<Value> out(copy.results.size());
         for (size_t i = 0; i < out.size(); ++i) out[i] = Value::null_ref(copy.results[i]);
-        WEFT_TRY(cb(in, out));
+        WEFT_TRY(cb(caller, in, out));
         for (size_t i = 0; i < out.size(); ++i) {
           std::memcpy(results, out[i].raw(), copy.results[i].slots() * sizeof(uint64_t));
           results += copy.results[i].slots();

@@ -30,6 +30,16 @@ bool has_vec(const FuncType& t) {
 }
 }  // namespace
 
+// Before a call of an imported host function (the stack spilled): this
+// function's instance into runtime::Store::host_caller, which the host
+// function receives as its weft::Caller. (call_indirect's helper does the
+// same when the table entry is a host function.)
+void FunctionCompiler::record_host_caller() {
+  masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(&instance_.store->host_caller));
+  masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(&instance_));
+  masm_.store64(kArg[0], 0, kCallee);
+}
+
 void FunctionCompiler::check_call_result() {
   masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
   masm_.jump_if_nonzero(propagate_);
@@ -240,6 +250,7 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
       runtime::FuncInstance* callee = instance_.functions[imm.index];
       if (has_vec(*callee->type)) return unsupported("return_call with v128 values");
       spill_all();
+      if (callee->is_host()) record_host_caller();
       masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(callee));
       tail_call_function(uint32_t(callee->type->params.size()));
       return {};
@@ -259,6 +270,7 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
         return {};
       }
       spill_all();
+      if (callee->is_host()) record_host_caller();
       masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(callee));
       call_function(callee, uint32_t(callee->type->params.size()), uint32_t(callee->type->results.size()));
       return {};

@@ -350,6 +350,7 @@ class FunctionCompiler {
     explicit operator bool() const { return label || address; }
   };
   void call_direct(DirectTarget target, const FuncType& type);
+  void record_host_caller();  // see compile_calls.cc
   // Where a call of `callee` enters its register entry directly, or nothing:
   // the call goes through its FuncInstance::jit_entry.
   DirectTarget direct_target(const runtime::FuncInstance* callee) const;

@@ -104,6 +104,7 @@ runtime::FuncInstance* weft_jit_resolve_indirect(JitContext* ctx, runtime::FuncI
     target->native_entry =
         reinterpret_cast<void*>(target->is_host() ? &weft_jit_enter_host : &weft_jit_enter_interpreter);
   if (!target->jit_entry) target->jit_entry = ctx->host_adapter;
+  if (target->is_host()) self->instance->store->host_caller = self->instance;  // weft::Caller
   return target;
 }
 

@@ -110,6 +110,7 @@ Instance* Store::add_instance(std::unique_ptr<Instance> i) {
 Result<void> Store::invoke(FuncInstance* func, uint64_t* args_results) {
   if (func->is_host()) {
     std::vector<uint64_t> args(args_results, args_results + func->param_slots);
+    host_caller = nullptr;  // the embedder's own call
     return func->host(args.data(), args_results);
   }
   return executor_->call(func, args_results);

@@ -83,6 +83,13 @@ class Store {
   // Calls a function from the host (entry into Wasm or a host function).
   Result<void> invoke(FuncInstance* func, uint64_t* args_results);
 
+  // The instance whose code is calling a host function (nullptr: the host
+  // itself). Set by the tiers just before they call FuncInstance::host — the
+  // interpreter, JIT code calling an imported host function, the JIT's
+  // call_indirect helper — and taken (cleared) by the API's host wrapper at
+  // entry, which hands it to the callback (weft::Caller).
+  Instance* host_caller = nullptr;
+
  private:
   Config config_;
   ExecStack stack_;

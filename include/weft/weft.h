@@ -136,6 +136,18 @@ class Instance {
   runtime::Instance* raw = nullptr;
 };
 
+// What a host function learns of its call (as wasmtime's Caller): the
+// instance whose code called it — to reach its memory and other exports — or
+// none when the embedder called the function itself (Store::call).
+struct Caller {
+  std::optional<Instance> instance;
+  std::optional<Extern> get_export(std::string_view name) const {
+    return instance ? instance->get_export(name) : std::nullopt;
+  }
+};
+using HostCallbackWithCaller =
+    std::function<Result<void>(const Caller& caller, std::span<const Value> args, std::span<Value> results)>;
+
 // Name-based import resolution, as in wasmtime's Linker.
 class Linker {
  public:
@@ -189,6 +201,8 @@ class Store {
   Result<Instance> instantiate(const WasmModule& module, std::span<const Extern> imports);
 
   Extern create_host_function(FuncType type, HostCallback callback, std::string debug_name = "host");
+  // The same, told its caller (weft::Caller) on every call.
+  Extern create_host_function(FuncType type, HostCallbackWithCaller callback, std::string debug_name = "host");
   Extern create_global(GlobalType type, Value init);
   // A memory or table above Config::max_memory_pages / max_table_elements
   // cannot be created: the result's `object` is null.
