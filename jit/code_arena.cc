@@ -38,7 +38,7 @@ bool map_twice(size_t capacity, void*& executable, void*& writable) {
 
 std::unique_ptr<CodeArena> CodeArena::create(size_t capacity, size_t stub_room) {
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
-  capacity = (capacity + page - 1) / page * page;
+  capacity = align_up(capacity, page);
   if (stub_room > capacity) return nullptr;
   void* executable = nullptr;
   void* writable = nullptr;
@@ -56,7 +56,7 @@ int64_t CodeArena::place(asmjit::CodeHolder& holder, size_t alignment, bool stub
   if (holder.flatten() != asmjit::kErrorOk || holder.resolveUnresolvedLinks() != asmjit::kErrorOk) return -1;
   size_t& used = stub ? stubs_used_ : used_;
   const size_t end = stub ? capacity_ : limit_;
-  const size_t at = (used + alignment - 1) / alignment * alignment;
+  const size_t at = align_up(used, alignment);
   // An upper bound: relocation may only shrink the code (asmjit's address
   // table for far absolute targets included).
   const size_t estimate = holder.codeSize();

@@ -35,7 +35,7 @@ class CodeArena {
   int64_t place(asmjit::CodeHolder& holder, size_t alignment, bool stub = false);
   // Where the next place(…, alignment) of a function will put it (its code
   // may then refer to its own address: MacroAssembler::set_code_address).
-  size_t next(size_t alignment) const { return (used_ + alignment - 1) / alignment * alignment; }
+  size_t next(size_t alignment) const { return align_up(used_, alignment); }
   // Overwrites placed code (a direct-call slot's jump) through the writable view.
   void rewrite(size_t offset, const void* bytes, size_t size);
 
@@ -44,6 +44,7 @@ class CodeArena {
   size_t used() const { return used_; }
 
  private:
+  static size_t align_up(size_t offset, size_t alignment) { return (offset + alignment - 1) / alignment * alignment; }
   CodeArena(uint8_t* executable, uint8_t* writable, size_t capacity, size_t stub_room)
       : executable_(executable), writable_(writable), capacity_(capacity), limit_(capacity - stub_room),
         stubs_used_(capacity - stub_room) {}

@@ -85,11 +85,11 @@ void weft_jit_unwind(JitContext* ctx, runtime::FuncInstance* self);
 // The lazy entry's helper (jit/executor_lazy.cc): compiles `self` (or hands
 // it to the interpreter when it cannot be compiled) and returns it; `fp` is
 // the frame its arguments are in.
-runtime::FuncInstance* weft_jit_compile_lazily(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self);
+runtime::FuncInstance* weft_jit_compile_lazily(runtime::FuncInstance* self);
 // The register-convention lazy stub's helper: compiles defined function
 // `defined` of `instance` and returns its direct-call slot, which now jumps
 // to its register entry (or to a stub into the interpreter).
-const void* weft_jit_compile_direct(JitContext* ctx, runtime::Instance* instance, uint32_t defined);
+const void* weft_jit_compile_direct(runtime::Instance* instance, uint32_t defined);
 // Entries for functions that are not JIT code (same signature as NativeEntry).
 uint32_t weft_jit_enter_interpreter(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self);
 uint32_t weft_jit_enter_host(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self);

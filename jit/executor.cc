@@ -89,7 +89,7 @@ const EntryStubs& entry_stubs() {
     const size_t lazy = masm.offset();
     masm.enter_frame();
     masm.move(R::kFrame, R::kArg[1]);
-    masm.move(R::kArg[0], R::kContext);
+    masm.move(R::kArg[0], R::kCallee);
     masm.call_absolute(reinterpret_cast<const void*>(&weft_jit_compile_lazily));
     masm.move(R::kArg[1], R::kFrame);
     masm.move(R::kCallee, R::kReturn);

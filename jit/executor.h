@@ -64,7 +64,6 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   // Sets up lazy compilation of the instance's functions (executor_lazy.cc).
   void prepare_lazily(runtime::Instance& instance, runtime::MemoryInstance* memory);
   void fall_back(runtime::FuncInstance* f, const std::string& reason);
-  struct InstanceCode;
   bool make_arena(runtime::Instance& instance, InstanceCode& code);
   // The slot of defined function `defined` jumps to `entry`, and the calls
   // waiting for it call it directly.

@@ -116,9 +116,9 @@ bool JitExecutor::make_arena(runtime::Instance& instance, InstanceCode& code) {
   for (FReg f : R::kFloatParams) masm.fp_store(R::kContext, (at += 8) - 8, f);
   masm.store64(R::kContext, at, R::kArg[1]);
   static_assert(std::size(R::kParams) + std::size(R::kFloatParams) + 1 <= std::size(JitContext{}.lazy_saved));
-  masm.move(R::kArg[2], R::kScratch);
-  masm.move_imm(R::kArg[1], reinterpret_cast<uint64_t>(&instance));
-  masm.move(R::kArg[0], R::kContext);
+  static_assert(R::kArg[0] != R::kScratch && R::kArg[1] != R::kScratch, "the helper's arguments survive call_absolute");
+  masm.move(R::kArg[1], R::kScratch);
+  masm.move_imm(R::kArg[0], reinterpret_cast<uint64_t>(&instance));
   masm.call_absolute(reinterpret_cast<const void*>(&weft_jit_compile_direct));
   masm.store64(R::kContext, int32_t(offsetof(JitContext, lazy_target)), R::kReturn);
   at = saved;
@@ -210,7 +210,7 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   write_perf_map(instance, code, defined, defined + 1);
 }
 
-extern "C" const void* weft_jit_compile_direct(JitContext*, runtime::Instance* instance, uint32_t defined) {
+extern "C" const void* weft_jit_compile_direct(runtime::Instance* instance, uint32_t defined) {
   auto& executor = static_cast<JitExecutor&>(instance->store->executor());  // the slot's instance's (see compile_lazily)
   executor.compile_lazily(instance->functions[instance->module->num_imported_functions() + defined]);
   return executor.direct_slot(instance, defined);
@@ -220,7 +220,7 @@ const void* JitExecutor::direct_slot(const runtime::Instance* instance, uint32_t
   return code_.at(instance).arena->base() + size_t(defined) * kSlotSize;
 }
 
-extern "C" runtime::FuncInstance* weft_jit_compile_lazily(JitContext*, uint64_t*, runtime::FuncInstance* self) {
+extern "C" runtime::FuncInstance* weft_jit_compile_lazily(runtime::FuncInstance* self) {
   static_cast<JitExecutor&>(self->instance->store->executor()).compile_lazily(self);  // see compile_lazily
   return self;
 }
