@@ -41,6 +41,7 @@ Result<WasmModule> validated(const Engine& engine, Module module, std::span<cons
   validator::ValidateOptions options;
   options.enable_simd = engine.config().enable_simd;
   options.enable_fibers = engine.config().enable_fibers;
+  options.enable_function_references = engine.config().enable_function_references;
   options.binary_bodies_unchecked = decoded_with != nullptr;
   Result<validator::ValidationInfo> info = validator::validate_module(module, options);
   if (!info.ok()) {

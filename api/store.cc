@@ -263,6 +263,31 @@ void Store::define_spectest(Linker& linker) {
 
 FuncType Store::function_type(Extern func) const { return *static_cast<runtime::FuncInstance*>(func.object)->type; }
 
+// Whether a host value may be passed where `param` is expected. The host has
+// funcref, externref and fiberref values only: a funcref stands for any
+// function reference whose function has the type (type identities are the
+// store's, as in FuncInstance::type), a null for any nullable reference of
+// its kind, and (fiber extension) a fiberref for any fiber reference.
+bool Store::argument_fits(const Value& arg, ValType param) const {
+  const ValType given = arg.type();
+  if (given == param) return true;
+  if (!given.is_ref() || !param.is_ref()) return false;
+  if (arg.is_null() && !param.nullable) return false;
+  auto typed = [&](ValType t, bool fiber) {
+    return t.kind == ValType::TypedRef && store_->type_of(runtime::TypeId(t.type_index)).is_fiber == fiber;
+  };
+  const bool typed_function = typed(param, false);
+  if (param.kind == ValType::FuncRef || typed_function) {
+    if (given.kind != ValType::FuncRef && !typed(given, false)) return false;
+    if (!typed_function || arg.is_null()) return true;
+    const auto* f = reinterpret_cast<const runtime::FuncInstance*>(arg.raw()[0]);
+    return f->type_id == runtime::TypeId(param.type_index);
+  }
+  if (param.kind == ValType::ExternRef) return given.kind == ValType::ExternRef;
+  auto is_fiber_ref = [&](ValType t) { return t.kind == ValType::FiberRef || typed(t, true); };
+  return is_fiber_ref(given) && is_fiber_ref(param);
+}
+
 Result<std::vector<Value>> Store::call(Extern func, std::span<const Value> args) {
   if (func.kind != ExternKind::Func || !func.object) return make_error(ErrorKind::Usage, "not a function");
   auto* f = static_cast<runtime::FuncInstance*>(func.object);
@@ -273,13 +298,10 @@ Result<std::vector<Value>> Store::call(Extern func, std::span<const Value> args)
   std::vector<uint64_t> slots(std::max<size_t>(std::max(f->param_slots, f->result_slots), 1));
   size_t pos = 0;
   for (size_t i = 0; i < args.size(); ++i) {
-    auto is_fiber_ref = [](ValType t) { return t.kind == ValType::FiberRef || t.kind == ValType::TypedRef; };
-    // A host has no typed fiber references of its own: a (null) fiberref may
-    // stand for any fiber reference type.
-    const bool fiber_compatible = is_fiber_ref(args[i].type()) && is_fiber_ref(type.params[i]);
-    if (args[i].type() != type.params[i] && !fiber_compatible)
+    if (!argument_fits(args[i], type.params[i]))
       return make_error(ErrorKind::Usage, "argument " + std::to_string(i) + " has type " + weft::to_string(args[i].type()) +
-                                              ", expected " + weft::to_string(type.params[i]));
+                                              (args[i].is_null() ? " (null)" : "") + ", expected " +
+                                              weft::to_string(type.params[i]));
     std::memcpy(&slots[pos], args[i].raw(), type.params[i].slots() * sizeof(uint64_t));
     pos += type.params[i].slots();
   }

@@ -45,7 +45,7 @@ constexpr bool reader_handles(ImmKind kind) {
     case ImmKind::F32: case ImmKind::F64: case ImmKind::SelectT: case ImmKind::HeapType: case ImmKind::MemoryInit:
     case ImmKind::DataIdx: case ImmKind::MemoryCopy: case ImmKind::TableInit: case ImmKind::ElemIdx:
     case ImmKind::TableCopy: case ImmKind::V128: case ImmKind::Lane: case ImmKind::MemargLane: case ImmKind::Shuffle:
-    case ImmKind::TagIdx: case ImmKind::TypeTag:
+    case ImmKind::TagIdx: case ImmKind::TypeTag: case ImmKind::TypeIdx:
       return true;
   }
   return false;
@@ -249,7 +249,7 @@ bool InstructionReader::immediates(ImmKind kind, Instruction& out) {
   switch (kind) {
     case ImmKind::None: return true;
     case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
-    case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::TagIdx:
+    case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::TagIdx: case ImmKind::TypeIdx:
       return u32(out.index);
     case ImmKind::CallIndirect: case ImmKind::TableInit: case ImmKind::TableCopy: case ImmKind::TypeTag:
       return u32(out.index) && u32(out.index2);

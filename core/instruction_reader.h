@@ -38,7 +38,7 @@ struct Instruction {
   Opcode op = Opcode::Unreachable;
   uint32_t offset = 0;  // of the opcode's first byte, from the start of the code
   // Indices, in encoding order:
-  //   LabelIdx FuncIdx LocalIdx GlobalIdx TableIdx DataIdx ElemIdx TagIdx: index
+  //   LabelIdx FuncIdx LocalIdx GlobalIdx TableIdx DataIdx ElemIdx TagIdx TypeIdx: index
   //   CallIndirect: index = type, index2 = table    TableInit: index = elem, index2 = table
   //   TableCopy: index = destination, index2 = source    TypeTag: index = fiber type, index2 = tag
   //   MemoryInit: index = data segment    MemIdx, MemoryCopy: index = 0 (the memory bytes)
@@ -283,7 +283,7 @@ inline bool InstructionReader::next(const uint8_t*& cursor, Instruction& out) {
   switch (kind) {
     case ImmKind::None: return true;
     case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
-    case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::TagIdx:
+    case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::TagIdx: case ImmKind::TypeIdx:
       return leb32<false>(cursor, out.index);
     case ImmKind::I32: {
       uint32_t v;

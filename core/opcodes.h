@@ -41,6 +41,7 @@ enum class ImmKind : uint8_t {
   Shuffle,       // 16 lane bytes
   TagIdx,        // u32 (fiber extension)
   TypeTag,       // fiber typeidx u32, tagidx u32 (fiber extension)
+  TypeIdx,       // u32: a function type (call_ref, return_call_ref)
 };
 
 enum class Opcode : uint16_t {

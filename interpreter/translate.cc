@@ -242,7 +242,7 @@ class Translator {
   void do_else();
   bool do_end();  // returns true when the function's end was reached
   void do_branch(uint32_t depth);
-  void do_br_if(uint32_t depth);
+  void do_br_if(uint32_t depth, bool jump_when_true = true);  // pops the condition
   void do_br_table(std::span<const uint32_t> targets);
   void emit_return();
   void emit_call(const runtime::FuncInstance* callee);
@@ -712,7 +712,7 @@ void Translator::do_branch(uint32_t depth) {
   emit_branch_to(target);
 }
 
-void Translator::do_br_if(uint32_t depth) {
+void Translator::do_br_if(uint32_t depth, bool jump_when_true) {
   Entry cond = pop();
   Ctrl& target = ctrls_[ctrls_.size() - 1 - depth];
   bool is_function = depth == ctrls_.size() - 1;
@@ -727,14 +727,14 @@ void Translator::do_br_if(uint32_t depth) {
   }
   if (!needs_moves) {
     Fixup f{};
-    emit_cond_branch(branch_on(cond, true), f);
+    emit_cond_branch(branch_on(cond, jump_when_true), f);
     if (target.kind == Opcode::Loop) patch(f, target.loop_start);
     else target.fixups.push_back(f);
     return;
   }
   // Taken path needs value moves: skip over them when not taken.
   Fixup skip{};
-  emit_cond_branch(branch_on(cond, false), skip);
+  emit_cond_branch(branch_on(cond, !jump_when_true), skip);
   if (is_function) {
     // The return path may save locals into temps; the fall-through path must
     // keep the model it had, so restore it afterwards.
@@ -920,26 +920,57 @@ Result<void> Translator::run() {
         break;
       }
       case Opcode::CallIndirect:
-      case Opcode::ReturnCallIndirect: {
-        const uint32_t type_index = in.index, table_index = in.index2;
+      case Opcode::ReturnCallIndirect:
+      case Opcode::CallRef:
+      case Opcode::ReturnCallRef: {
+        // The callee: a table index (call_indirect) or a function reference
+        // (call_ref) on top of the arguments.
+        const bool by_reference = op == Opcode::CallRef || op == Opcode::ReturnCallRef;
+        const bool tail = op == Opcode::ReturnCallIndirect || op == Opcode::ReturnCallRef;
+        const uint32_t type_index = in.index;
         const FuncType& callee_type = module_.types[type_index];
-        Entry index = pop();
+        Entry callee = pop();
         size_t nargs = callee_type.params.size();
-        // The index may live in a temp that the callee's frame overlaps: the
-        // handler reads it before anything is written.
+        // The index or reference may live in a temp that the callee's frame
+        // overlaps: the handler reads it before anything is written.
         materialize_top(nargs);
         uint32_t arg_base = nargs ? stack_[stack_.size() - nargs].home : next_home();
-        emit_op(op == Opcode::CallIndirect ? IOp::ICallIndirect : IOp::IReturnCallIndirect);
+        if (by_reference) emit_op(tail ? IOp::IReturnCallRef : IOp::ICallRef);
+        else emit_op(tail ? IOp::IReturnCallIndirect : IOp::ICallIndirect);
         emit(arg_base);
-        emit(index.slot);
-        emit(inst_.type_ids[type_index]);
-        emit_ptr(inst_.tables[table_index]);
+        emit(callee.slot);
+        if (!by_reference) {
+          emit(inst_.type_ids[type_index]);
+          emit_ptr(inst_.tables[in.index2]);
+        }
         stack_.resize(stack_.size() - nargs);
         for (ValType t : callee_type.results) push_temp(width_of(t));
-        if (op == Opcode::ReturnCallIndirect) {
-          emit_return();  // reached only after a host target (IReturnCallIndirect)
+        if (tail) {
+          emit_return();  // reached only after a host target
           set_unreachable();
         }
+        break;
+      }
+      case Opcode::RefAsNonNull:
+        emit_op(IOp::ITrapIfNull);
+        emit(stack_.back().slot);
+        break;
+      case Opcode::BrOnNull: {
+        // [t* ref]: branch with t* if ref is null, else go on with ref. The
+        // test's result goes above ref, so computing it cannot overwrite ref.
+        emit_producer(IOp::IRefIsNull, {stack_.back().slot}, 1);
+        const Entry is_null = pop();
+        const Entry ref = pop();
+        stack_.push_back(is_null);
+        do_br_if(in.index);
+        stack_.push_back(ref);
+        break;
+      }
+      case Opcode::BrOnNonNull: {
+        // [t* ref]: branch with t* ref if ref is not null, else drop ref.
+        emit_producer(IOp::IRefIsNull, {stack_.back().slot}, 1);
+        do_br_if(in.index, /*jump_when_true=*/false);
+        pop();
         break;
       }
       case Opcode::Drop: pop(); break;

@@ -208,6 +208,23 @@ void FunctionCompiler::resolve_indirect_callee(const Instruction& imm) {
   masm_.move(kCallee, Registers::kReturn);
 }
 
+// call_ref, return_call_ref: the reference on top of the arguments is the
+// FuncInstance* to call — null traps. The target may be a host function, so
+// the caller is recorded as for call_indirect's. Leaves the stack spilled and
+// the FuncInstance* in kCallee.
+void FunctionCompiler::reference_callee() {
+  const Reg ref = pop_to_reg();
+  masm_.test_bits(true, ref, ref);
+  masm_.jump_if_zero(trap_label(runtime::TrapKind::NullFunctionReference));
+  spill_all();
+  static_assert(Registers::kTemp0 != kCallee && Registers::kTemp0 != kArg[0],
+                "record_host_caller leaves kTemp0 alone");
+  masm_.move(Registers::kTemp0, ref);
+  free_reg(ref);
+  record_host_caller();
+  masm_.move(kCallee, Registers::kTemp0);
+}
+
 void FunctionCompiler::tail_call_function(uint32_t params) {
   const uint32_t first = height() - params;
   // The arguments move down to the frame base, in ascending order: every
@@ -280,6 +297,17 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
       if (has_vec(type)) return unsupported("call_indirect with v128 values");
       resolve_indirect_callee(imm);
       call_function(nullptr, uint32_t(type.params.size()), uint32_t(type.results.size()));
+      return {};
+    }
+    case Opcode::CallRef:
+    case Opcode::ReturnCallRef: {
+      const FuncType& type = module_.types[imm.index];
+      if (has_vec(type)) return unsupported("call_ref with v128 values");
+      reference_callee();
+      if (op == Opcode::CallRef)
+        call_function(nullptr, uint32_t(type.params.size()), uint32_t(type.results.size()));
+      else
+        tail_call_function(uint32_t(type.params.size()));
       return {};
     }
     default:

@@ -371,6 +371,34 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       }
       return {};
     }
+    case Opcode::BrOnNull:
+    case Opcode::BrOnNonNull: {
+      // [t* ref]: br_on_null branches with t* when ref is null and goes on
+      // with ref; br_on_non_null branches with t* ref when it is not, and
+      // drops it. The stack is spilled first, so the reference stays in its
+      // slot on both paths.
+      spill_all();
+      const uint32_t ref = height() - 1;
+      masm_.load64(kScratch, kFp, stack_disp(ref));
+      masm_.test_bits(true, kScratch, kScratch);
+      const bool on_null = op == Opcode::BrOnNull;
+      if (on_null) truncate(ref);  // the branch carries t* only
+      ControlFrame& target = control_[control_.size() - 1 - imm.index];
+      if (branch_needs_moves(target)) {
+        Label skip = masm_.new_label();
+        if (on_null) masm_.jump_if_nonzero(skip);
+        else masm_.jump_if_zero(skip);
+        branch_to(target);
+        masm_.bind(skip);
+      } else if (on_null) {
+        masm_.jump_if_zero(target.label);
+      } else {
+        masm_.jump_if_nonzero(target.label);
+      }
+      if (on_null) push_slots(1);  // not null: the reference goes on
+      else truncate(ref);          // null: dropped
+      return {};
+    }
     case Opcode::BrTable: {
       Reg index = pop_to_reg();
       spill_all();

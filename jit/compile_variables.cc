@@ -1,5 +1,5 @@
 // Constants, locals, globals, drop/select and the reference instructions that
-// are plain values (ref.null, ref.is_null, ref.func).
+// are plain values (ref.null, ref.is_null, ref.func, ref.as_non_null).
 #include "jit/compiler.h"
 
 namespace weft::jit {
@@ -21,6 +21,13 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       Reg a = pop_to_reg();
       masm_.test_bits(true, a, a);
       masm_.set_zero(a, true);
+      push_reg(a);
+      return {};
+    }
+    case Opcode::RefAsNonNull: {
+      Reg a = pop_to_reg();
+      masm_.test_bits(true, a, a);
+      masm_.jump_if_zero(trap_label(runtime::TrapKind::NullReference));
       push_reg(a);
       return {};
     }

@@ -350,7 +350,8 @@ class FunctionCompiler {
     explicit operator bool() const { return label || address; }
   };
   void call_direct(DirectTarget target, const FuncType& type);
-  void record_host_caller();  // see compile_calls.cc
+  void record_host_caller();
+  void reference_callee();  // call_ref's callee into Registers::kCallee
   // Where a call of `callee` enters its register entry directly, or nothing:
   // the call goes through its FuncInstance::jit_entry.
   DirectTarget direct_target(const runtime::FuncInstance* callee) const;

@@ -56,7 +56,24 @@ class TypeCanonicalizer {
   std::vector<int64_t> memo_;
 };
 
-Result<void> check_import(TypeCanonicalizer& types, const Import& imp, const ExternValue& ext) {
+// actual <: expected between value types of this store (typed references
+// carry store-wide type ids, so equal ids are equal types): the validator's
+// rule (validator/module_context.h) at link time.
+bool store_subtype(const Store& store, ValType actual, ValType expected) {
+  if (actual == expected) return true;
+  if (!actual.is_ref() || !expected.is_ref() || (actual.nullable && !expected.nullable)) return false;
+  if (actual.kind == expected.kind && actual.kind != ValType::TypedRef) return true;
+  if (actual.kind != ValType::TypedRef) return false;
+  const bool fiber = store.type_of(TypeId(actual.type_index)).is_fiber;
+  switch (expected.kind) {
+    case ValType::FuncRef: return !fiber;
+    case ValType::FiberRef: return fiber;
+    case ValType::TypedRef: return actual.type_index == expected.type_index;
+    default: return false;
+  }
+}
+
+Result<void> check_import(Store& store, TypeCanonicalizer& types, const Import& imp, const ExternValue& ext) {
   if (ext.kind != imp.kind || ext.object == nullptr) return unlinkable(imp, "incompatible import type");
   switch (imp.kind) {
     case ExternKind::Func: {
@@ -80,9 +97,13 @@ Result<void> check_import(TypeCanonicalizer& types, const Import& imp, const Ext
       return {};
     }
     case ExternKind::Global: {
+      // An immutable global may be of a subtype of the imported type; a
+      // mutable one is read and written, so its type must be the same.
       auto* g = static_cast<GlobalInstance*>(ext.object);
-      if (!(g->type == GlobalType{types.value_type(imp.global.type), imp.global.is_mutable}))
-        return unlinkable(imp, "incompatible import type (global type)");
+      const ValType wanted = types.value_type(imp.global.type);
+      const bool fits = g->type.is_mutable == imp.global.is_mutable &&
+                        (imp.global.is_mutable ? g->type.type == wanted : store_subtype(store, g->type.type, wanted));
+      if (!fits) return unlinkable(imp, "incompatible import type (global type)");
       return {};
     }
     case ExternKind::Tag: {
@@ -161,7 +182,7 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
   if (imports.size() != module.imports.size())
     return make_error(ErrorKind::Unlinkable, "wrong number of imports");
   TypeCanonicalizer types(store, module);
-  for (size_t i = 0; i < imports.size(); ++i) WEFT_TRY(check_import(types, module.imports[i], imports[i]));
+  for (size_t i = 0; i < imports.size(); ++i) WEFT_TRY(check_import(store, types, module.imports[i], imports[i]));
 
   // Allocate memories and tables before anything is visible so a resource failure leaves no partial instance.
   std::vector<std::unique_ptr<MemoryInstance>> new_memories;

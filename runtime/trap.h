@@ -28,6 +28,7 @@ enum class TrapKind : uint8_t {
   UnhandledEvent,
   CrossHostFrame,
   TooManyFibers,
+  NullFunctionReference,  // call_ref / return_call_ref of null (typed function references)
 };
 
 inline const char* trap_message(TrapKind kind) {
@@ -53,6 +54,7 @@ inline const char* trap_message(TrapKind kind) {
     case TrapKind::UnhandledEvent: return "unhandled event";
     case TrapKind::CrossHostFrame: return "cannot switch across a host frame";
     case TrapKind::TooManyFibers: return "too many fibers";
+    case TrapKind::NullFunctionReference: return "null function reference";
   }
   return "trap";
 }

@@ -169,13 +169,11 @@ bool ModuleParser::parse_block_type(std::optional<std::string_view>& label, Type
 
 // Block types: no params and at most one result are written inline (0x40 or
 // the value type, as wat2wasm does even for an explicit `(type $t)` of that
-// shape); anything else is a type index, implicitly created if needed.
+// shape, and for a reference type of several bytes such as (ref $t)); anything
+// else is a type index, implicitly created if needed.
 bool ModuleParser::emit_block_type(const TypeUse& use) {
   const FuncType* sig = use.index ? type_at(*use.index) : &use.type;
-  // A result type of several bytes ((ref $g), (ref fiber)) goes by type index
-  // too: one-byte block types are what every Wasm 2.0 reader knows.
-  if (sig && !sig->is_fiber && sig->params.empty() && sig->results.size() <= 1 &&
-      (sig->results.empty() || is_one_byte_valtype(sig->results[0]))) {
+  if (sig && !sig->is_fiber && sig->params.empty() && sig->results.size() <= 1) {
     uint32_t unused;
     if (use.index && !resolve_typeuse(use, unused)) return false;  // checks an inline signature
     if (sig->results.empty()) out_->push_back(0x40);
@@ -580,6 +578,12 @@ bool ModuleParser::parse_immediates(Opcode op) {
       uint32_t tag;
       if (!parse_index(Space::Tag, tag)) return false;
       emit_u32(tag);
+      return true;
+    }
+    case ImmKind::TypeIdx: {
+      uint32_t type;
+      if (!parse_index(Space::Type, type)) return false;
+      emit_u32(type);
       return true;
     }
     case ImmKind::TypeTag: {

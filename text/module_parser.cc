@@ -46,7 +46,6 @@ void encode_valtype(std::vector<uint8_t>& out, ValType t) {
   }
 }
 
-bool is_one_byte_valtype(ValType t) { return !t.is_ref() || (t.nullable && t.kind != ValType::TypedRef); }
 
 namespace {
 

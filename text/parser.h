@@ -226,7 +226,5 @@ class ModuleParser : public Cursor {
 void encode_valtype(std::vector<uint8_t>& out, ValType t);
 // Binary heap type of a reference type: 0x70, 0x6F, 0x5B or an s33 type index.
 void encode_heaptype(std::vector<uint8_t>& out, ValType t);
-// Whether encode_valtype gives one byte (so it can stand as a block type).
-bool is_one_byte_valtype(ValType t);
 
 }  // namespace weft::text::detail

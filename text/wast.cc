@@ -254,6 +254,12 @@ class WastParser : public Cursor {
         if (!parse_v128(out, pattern_ok)) return false;
         break;
       case Opcode::RefNull: {
+        if (pattern_ok && at(TokKind::RParen)) {  // `(ref.null)`: any null reference
+          v.type = ValType::funcref();
+          v.is_null = true;
+          out.kind = EK::AnyNull;
+          break;
+        }
         if (at_kw(Kw::Func)) v.type = ValType::funcref();
         else if (at_kw(Kw::Extern)) v.type = ValType::externref();
         else if (at_kw(Kw::Fiber)) v.type = ValType{ValType::FiberRef, true, 0};

@@ -30,6 +30,7 @@ struct WastExpected {
     Exact,          // value must match bit for bit (refs: same null-ness / extern value)
     CanonicalNan,   // (f32.const nan:canonical)
     ArithmeticNan,  // (f32.const nan:arithmetic)
+    AnyNull,        // (ref.null) with no heap type: a null reference of any type
     AnyFunc,        // (ref.func): any non-null funcref
     AnyExtern,      // (ref.extern): any non-null externref
     AnyFiber,       // (ref.fiber): any non-null fiber reference (fiber extension)

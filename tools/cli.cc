@@ -75,6 +75,9 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
       ->check(CLI::IsMember({"on", "off"}));
   command.add_flag("--disable-fibers", limits.disable_fibers,
                    "Strict Wasm 2.0: reject the fiber extension's types, tags and instructions as malformed");
+  command.add_flag("--disable-function-references", limits.disable_function_references,
+                   "Reject Wasm 3.0's typed function references (call_ref, (ref $t) of function types, "
+                   "non-nullable locals): the fiber extension's version 1 typing");
 }
 
 Config make_config(const std::string& tier, const LimitArgs& limits) {
@@ -86,6 +89,7 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.max_fibers) config.max_fibers = *limits.max_fibers;
   if (limits.fiber_stack_size) config.fiber_stack_size = *limits.fiber_stack_size;
   if (limits.disable_fibers) config.enable_fibers = false;
+  if (limits.disable_function_references) config.enable_function_references = false;
   if (limits.value_stack_bytes) config.value_stack_bytes = *limits.value_stack_bytes;
   if (limits.enable_simd) config.enable_simd = *limits.enable_simd;
   config.eager_compilation = limits.compile == "eager";

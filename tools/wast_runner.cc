@@ -136,6 +136,7 @@ std::string describe(const WastExpected& expected) {
     case WastExpected::Kind::CanonicalNan:
     case WastExpected::Kind::ArithmeticNan:
       return std::string(v.type.kind == ValType::F32 ? "f32:" : "f64:") + nan_pattern_name(expected.kind);
+    case WastExpected::Kind::AnyNull: return "<any null reference>";
     case WastExpected::Kind::AnyFunc: return "funcref:<any non-null>";
     case WastExpected::Kind::AnyExtern: return "externref:<any non-null>";
     case WastExpected::Kind::AnyFiber: return "fiberref:<any non-null>";
@@ -192,8 +193,10 @@ bool result_matches(const WastExpected& expected, const Value& actual) {
   ValType type = actual.type();
   switch (expected.kind) {
     case WastExpected::Kind::Exact:
-      // (ref.null fiber) matches a null reference of any fiber type.
-      if (want.type.kind == ValType::FiberRef && type.kind == ValType::TypedRef) return actual.is_null() == want.is_null;
+      // (ref.null func) and (ref.null fiber) match a null reference of any
+      // function or fiber type (the script cannot name the module's types).
+      if ((want.type.kind == ValType::FiberRef || want.type.kind == ValType::FuncRef) && type.kind == ValType::TypedRef)
+        return actual.is_null() && want.is_null;
       if (type.kind != want.type.kind) return false;
       switch (type.kind) {
         case ValType::I32:
@@ -217,7 +220,9 @@ bool result_matches(const WastExpected& expected, const Value& actual) {
       return expected.kind == WastExpected::Kind::CanonicalNan ? is_canonical_nan(bits, is_f32)
                                                                : is_arithmetic_nan(bits, is_f32);
     }
-    case WastExpected::Kind::AnyFunc: return type.kind == ValType::FuncRef && !actual.is_null();
+    case WastExpected::Kind::AnyNull: return type.is_ref() && actual.is_null();
+    case WastExpected::Kind::AnyFunc:
+      return (type.kind == ValType::FuncRef || type.kind == ValType::TypedRef) && !actual.is_null();
     case WastExpected::Kind::AnyExtern: return type.kind == ValType::ExternRef && !actual.is_null();
     case WastExpected::Kind::AnyFiber:
       return (type.kind == ValType::FiberRef || type.kind == ValType::TypedRef) && !actual.is_null();

@@ -265,12 +265,19 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   } else {
     for (ValType t : type.params.types) add_locals(t, 1);
   }
+  local_unset_.clear();
+  init_log_.clear();
   for (const LocalGroup& group : func.locals) {
     if (!ok || !(ok = check_valtype(group.type))) break;
-    // Locals start with the default value (fiber extension version 1).
-    if (!is_defaultable(group.type)) {
-      ok = invalid("non-defaultable type " + to_string(group.type) + " for a local");
+    // A local of a type without a default value (a non-nullable reference)
+    // must be set before it is read: tracked in local_unset_.
+    if (!is_defaultable(group.type) && !ctx_.options.enable_function_references) {
+      ok = invalid("non-defaultable type " + to_string(group.type) + " for a local");  // fiber extension version 1
       break;
+    }
+    if (!is_defaultable(group.type) && group.count != 0 && num_locals + group.count <= UINT32_MAX) {
+      local_unset_.resize(num_locals, 0);
+      local_unset_.resize(num_locals + group.count, 1);
     }
     add_locals(group.type, group.count);
   }
@@ -350,8 +357,8 @@ inline bool CodeValidator::fast_block(Opcode op) {
     --height_;
     slots_ -= code_slots(TypeCode::I32);
   }
-  ctrls_.push_back(
-      {op, sig, height_, slots_, false, false, ctrls_.back().scope, kNoScope, uint32_t(open_clauses_.size())});
+  ctrls_.push_back({op, sig, height_, slots_, false, false, ctrls_.back().scope, kNoScope,
+                    uint32_t(open_clauses_.size()), uint32_t(init_log_.size())});
   base_ = height_;
   if (op == Opcode::Loop) enter_loop();
   return true;
@@ -362,7 +369,7 @@ inline bool CodeValidator::fast_block(Opcode op) {
 // handles and the function end their clauses.)
 inline bool CodeValidator::fast_end() {
   const ControlFrame& frame = ctrls_.back();
-  if (frame.has_clauses()) return false;
+  if (frame.has_clauses() || init_log_.size() != frame.init_log_begin) return false;
   if (frame.opcode == Opcode::If && !(frame.sig.params.types.empty() && frame.sig.results.types.empty()))
     return false;
   if (!frame_holds(frame, frame.sig.results) || !set_operands(frame, frame.sig.results)) return false;
@@ -375,7 +382,8 @@ inline bool CodeValidator::fast_end() {
 // The if frame becomes the else frame, with the params back as its operands.
 inline bool CodeValidator::fast_else() {
   ControlFrame& frame = ctrls_.back();
-  if (frame.opcode != Opcode::If || !frame_holds(frame, frame.sig.results) || !set_operands(frame, frame.sig.params))
+  if (frame.opcode != Opcode::If || init_log_.size() != frame.init_log_begin || !frame_holds(frame, frame.sig.results) ||
+      !set_operands(frame, frame.sig.params))
     return false;
   frame.opcode = Opcode::Else;
   frame.unreachable = false;
@@ -669,7 +677,8 @@ bool CodeValidator::push_ctrl(Opcode opcode, BlockSig sig) {
     nodes_.push_back({scope});
     scope = node;
   }
-  ctrls_.push_back({opcode, sig, height_, slots_, false, false, scope, node, uint32_t(open_clauses_.size())});
+  ctrls_.push_back(
+      {opcode, sig, height_, slots_, false, false, scope, node, uint32_t(open_clauses_.size()), uint32_t(init_log_.size())});
   base_ = height_;
   if (opcode == Opcode::Loop) enter_loop();
   push_all(sig.params);
@@ -684,6 +693,7 @@ bool CodeValidator::pop_ctrl(ControlFrame& out) {
                    " operand(s) left over at the end of the block");
   out = frame;
   if (frame.opcode == Opcode::Loop) leave_loop();
+  if (init_log_.size() != frame.init_log_begin) unset_locals_from(frame.init_log_begin);
   ctrls_.pop_back();
   base_ = ctrls_.empty() ? 0 : ctrls_.back().height;
   return true;
@@ -819,12 +829,18 @@ bool CodeValidator::table_immediates(const OpcodeInfo& info) {
 // Hand-typed instructions
 
 bool CodeValidator::special(Opcode op) {
+  const bool function_references_op = op == Opcode::CallRef || op == Opcode::ReturnCallRef ||
+                                      op == Opcode::RefAsNonNull || op == Opcode::BrOnNull ||
+                                      op == Opcode::BrOnNonNull;
+  if (function_references_op && !ctx_.options.enable_function_references)
+    return invalid("function references are not enabled: " + std::string(opcode_info(op).text));
   switch (op) {
     case Opcode::Unreachable: case Opcode::Block: case Opcode::Loop: case Opcode::If: case Opcode::Else:
     case Opcode::End: case Opcode::Br: case Opcode::BrIf: case Opcode::Return:
       return control(op);
     case Opcode::BrTable: return br_table();
     case Opcode::Call: case Opcode::CallIndirect: case Opcode::ReturnCall: case Opcode::ReturnCallIndirect:
+    case Opcode::CallRef: case Opcode::ReturnCallRef:
       return call(op);
     case Opcode::Drop: case Opcode::Select: case Opcode::SelectT: return parametric(op);
     case Opcode::LocalGet: case Opcode::LocalSet: case Opcode::LocalTee: case Opcode::GlobalGet:
@@ -832,7 +848,9 @@ bool CodeValidator::special(Opcode op) {
       return variable(op);
     case Opcode::TableGet: case Opcode::TableSet: case Opcode::TableGrow: case Opcode::TableFill:
       return table_op(op);
-    case Opcode::RefNull: case Opcode::RefIsNull: case Opcode::RefFunc: return reference(op);
+    case Opcode::RefNull: case Opcode::RefIsNull: case Opcode::RefFunc: case Opcode::RefAsNonNull:
+      return reference(op);
+    case Opcode::BrOnNull: case Opcode::BrOnNonNull: return br_on_null(op);
     case Opcode::Handle: case Opcode::Event: case Opcode::FiberNew: case Opcode::FiberSpawn:
     case Opcode::FiberResume: case Opcode::FiberSuspend: case Opcode::FiberSuspendTo: case Opcode::FiberSwitch:
     case Opcode::FiberRetire: case Opcode::FiberRetireto: case Opcode::FiberRelease:
@@ -924,11 +942,19 @@ bool CodeValidator::call(Opcode op) {
     const uint32_t func = insn_.index;
     if (func >= ctx_.num_functions()) return unknown("function", func);
     type_index = ctx_.function_types[func];
+  } else if (op == Opcode::CallRef || op == Opcode::ReturnCallRef) {
+    // The callee: a (ref null $t) on top of the arguments.
+    type_index = insn_.index;
+    if (type_index >= module_.types.size()) return unknown("type", type_index);
+    if (module_.types[type_index].is_fiber)
+      return invalid("type mismatch: not a function type: " + std::string(opcode_info(op).text) + " type " +
+                     std::to_string(type_index) + " is a fiber type");
+    if (!pop_expect(ValType{ValType::TypedRef, true, type_index})) return false;
   } else {
     const uint32_t table = insn_.index2;
     type_index = insn_.index;
     if (!check_table(table)) return false;
-    if (ctx_.tables[table].element != ValType::funcref())
+    if (!ctx_.is_subtype(ctx_.tables[table].element, ValType::funcref()))
       return invalid("type mismatch: call_indirect through table " + std::to_string(table) + " of " +
                      describe(ctx_.tables[table].element));
     if (type_index >= module_.types.size()) return unknown("type", type_index);
@@ -940,7 +966,7 @@ bool CodeValidator::call(Opcode op) {
   const FuncType* type = &module_.types[type_index];
   const BlockSig& sig = type_sigs_[type_index];
   if (!pop_all(sig.params)) return false;
-  if (op == Opcode::ReturnCall || op == Opcode::ReturnCallIndirect) {
+  if (op == Opcode::ReturnCall || op == Opcode::ReturnCallIndirect || op == Opcode::ReturnCallRef) {
     // A tail call returns the callee's results as this function's own.
     const std::span<const ValType> own = ctrls_.front().sig.results.types;
     bool match = own.size() == type->results.size();
@@ -952,6 +978,39 @@ bool CodeValidator::call(Opcode op) {
     return true;
   }
   push_all(sig.results);
+  return true;
+}
+
+// br_on_null l:     [t* (ref null ht)] -> [t* (ref ht)], l takes [t*]
+// br_on_non_null l: [t* (ref null ht)] -> [t*], l takes [t* (ref ht)]
+bool CodeValidator::br_on_null(Opcode op) {
+  const uint32_t depth = insn_.index;
+  if (!check_label(depth)) return false;
+  const Types label = frame_at(depth).label_types();
+  ValType v;
+  if (op == Opcode::BrOnNull) {
+    if (!pop(v)) return false;
+    if (!is_unknown(v) && !v.is_ref()) return invalid("type mismatch: br_on_null needs a reference, got " + describe(v));
+    if (!pop_all(label)) return false;
+    push_all(label);
+    if (!is_unknown(v)) v.nullable = false;
+    push(v);
+    return true;
+  }
+  const std::span<const ValType> types = label.types;
+  if (types.empty() || !types.back().is_ref())
+    return invalid("type mismatch: br_on_non_null to a label whose last value is not a reference");
+  ValType operand = types.back();
+  operand.nullable = true;  // the operand may be null; what the branch passes on may not
+  if (!pop(v)) return false;
+  if (!is_unknown(v)) {
+    ValType taken = v;
+    taken.nullable = false;
+    if (!v.is_ref() || !ctx_.is_subtype(taken, types.back())) return mismatch(operand, v);
+  }
+  const std::span<const ValType> rest = types.first(types.size() - 1);
+  if (!pop_all(rest)) return false;
+  for (ValType t : rest) push(t);
   return true;
 }
 
@@ -1003,11 +1062,17 @@ bool CodeValidator::variable(Opcode op) {
   ValType t;
   if (!local_type(index, t)) return false;
   if (index < locals_info_.size()) count_access(index);
+  const bool unset = index < local_unset_.size() && local_unset_[index];
   if (op == Opcode::LocalGet) {
+    if (unset) return invalid("uninitialized local " + std::to_string(index));
     push(t);
     return true;
   }
   if (!pop_expect(t)) return false;
+  if (unset) {
+    local_unset_[index] = 0;
+    init_log_.push_back(index);
+  }
   if (op == Opcode::LocalTee) push(t);
   return true;
 }
@@ -1041,11 +1106,24 @@ bool CodeValidator::reference(Opcode op) {
   switch (op) {
     case Opcode::RefNull: {
       const ValType t = insn_.heap_type;
-      if (t.kind == ValType::TypedRef && t.type_index < module_.types.size() && !module_.types[t.type_index].is_fiber)
+      if (!ctx_.options.enable_function_references && t.kind == ValType::TypedRef &&
+          t.type_index < module_.types.size() && !module_.types[t.type_index].is_fiber)
         return invalid("type mismatch: ref.null of a non-fiber type: type " + std::to_string(t.type_index) +
                        " is a function type");
       if (!check_valtype(t)) return false;
       push(t);
+      return true;
+    }
+    case Opcode::RefAsNonNull: {  // [(ref null ht)] -> [(ref ht)]
+      ValType v;
+      if (!pop(v)) return false;
+      if (is_unknown(v)) {
+        push(kUnknown);
+        return true;
+      }
+      if (!v.is_ref()) return invalid("type mismatch: ref.as_non_null needs a reference, got " + describe(v));
+      v.nullable = false;
+      push(v);
       return true;
     }
     case Opcode::RefIsNull: {
@@ -1062,7 +1140,7 @@ bool CodeValidator::reference(Opcode op) {
       // C.refs: a body may only take references to functions the module
       // declares elsewhere, so engines know them before running any code.
       if (!ctx_.declared_function_refs[func]) return invalid("undeclared function reference");
-      push(ValType::funcref());
+      push(ValType{ValType::TypedRef, false, ctx_.function_types[func]});  // (ref $t), a subtype of funcref
       return true;
     }
     default:

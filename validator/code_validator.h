@@ -119,6 +119,9 @@ class CodeValidator {
     uint32_t scope;          // scope node of suspension points directly in this frame (kNoScope: none)
     uint32_t node;           // Handle and function frames: their own scope node
     uint32_t clauses_begin;  // Handle and function frames: their first clause in open_clauses_
+    // Non-defaultable locals first set inside this frame start at this entry
+    // of init_log_; they are unset again when the frame ends (Wasm 3.0).
+    uint32_t init_log_begin = 0;
     const Types& label_types() const { return opcode == Opcode::Loop ? sig.params : sig.results; }
     bool has_clauses() const { return opcode == Opcode::Handle || opcode == Opcode::End; }
   };
@@ -294,6 +297,7 @@ class CodeValidator {
   bool variable(Opcode op);
   bool table_op(Opcode op);
   bool reference(Opcode op);
+  bool br_on_null(Opcode op);  // br_on_null, br_on_non_null
   // Fiber extension (code_validator_fibers.cc).
   bool fiber(Opcode op);
   bool event_clause();
@@ -346,6 +350,14 @@ class CodeValidator {
   }
   void rank_hot_locals(FunctionInfo& info);
   uint32_t num_locals_ = 0;
+  // Non-defaultable locals (typed function references): 1 while a local may
+  // not be read yet. Empty when the function has none, which is the rule.
+  std::vector<uint8_t> local_unset_;
+  std::vector<uint32_t> init_log_;  // locals set since, per ControlFrame::init_log_begin
+  void unset_locals_from(uint32_t begin) {
+    for (size_t i = begin; i < init_log_.size(); ++i) local_unset_[init_log_[i]] = 1;
+    init_log_.resize(begin);
+  }
   uint32_t slots_ = 0;
   uint32_t max_slots_ = 0;
   bool uses_memory_ = false;  // the function has a memory instruction

@@ -26,8 +26,8 @@ struct ConstContext {
   // The globals `global.get` may name (Wasm 2.0: the imported ones, because
   // globals are initialised in order at instantiation).
   std::span<const GlobalType> visible_globals;
-  uint32_t num_functions;
-  std::span<const uint32_t> canonical_types;  // for subtyping of fiber references
+  std::span<const uint32_t> function_types;    // function index -> type index
+  std::span<const uint32_t> canonical_types;   // for subtyping of typed references
 };
 
 Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType expected, const std::string& where) {
@@ -52,8 +52,8 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
         break;
       case Opcode::RefNull: {
         const ValType t = insn.heap_type;
-        if (t.kind == ValType::TypedRef && t.type_index < ctx.module.types.size() &&
-            !ctx.module.types[t.type_index].is_fiber)
+        if (!ctx.options.enable_function_references && t.kind == ValType::TypedRef &&
+            t.type_index < ctx.module.types.size() && !ctx.module.types[t.type_index].is_fiber)
           return const_error(ErrorKind::Invalid,
                              "type mismatch: ref.null of a non-fiber type: type " + std::to_string(t.type_index) +
                                  " is a function type",
@@ -65,9 +65,9 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
       }
       case Opcode::RefFunc: {
         const uint32_t index = insn.index;
-        if (index >= ctx.num_functions)
+        if (index >= ctx.function_types.size())
           return const_error(ErrorKind::Invalid, "unknown function " + std::to_string(index), where);
-        last = ValType::funcref();
+        last = ValType{ValType::TypedRef, false, ctx.function_types[index]};  // (ref $t)
         break;
       }
       case Opcode::GlobalGet: {
@@ -97,7 +97,7 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
       case Opcode::End:
         if (!reader.at_end())
           return const_error(ErrorKind::Malformed, "bytes remaining after end of constant expression", where);
-        if (stack.size() != 1 || !is_subtype(stack.back(), expected, ctx.canonical_types)) {
+        if (stack.size() != 1 || !is_subtype(stack.back(), expected, ctx.canonical_types, ctx.module.types)) {
           std::string got = stack.empty() ? "[]" : stack.size() == 1 ? to_string(stack.back())
                                                                        : std::to_string(stack.size()) + " values";
           return const_error(ErrorKind::Invalid, "type mismatch: expected " + to_string(expected) + ", got " + got,
@@ -119,7 +119,7 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
 Result<void> check_const_expr(const ModuleContext& ctx, const ConstExpr& expr, ValType expected,
                               const std::string& where) {
   std::span<const GlobalType> visible(ctx.globals.data(), ctx.num_imported_globals);
-  return check_const({ctx.module, ctx.options, visible, ctx.num_functions(), ctx.canonical_types}, expr, expected,
+  return check_const({ctx.module, ctx.options, visible, ctx.function_types, ctx.canonical_types}, expr, expected,
                      where);
 }
 
@@ -135,8 +135,11 @@ Result<void> validate_const_expr(const Module& module, const ConstExpr& expr, Va
     if (visible.size() < n) visible.push_back(g.type);
   const ValidateOptions options{};  // every feature
   const std::vector<uint32_t> canonical = canonical_type_ids(module);
-  return check_const({module, options, visible, module.total_functions(), canonical}, expr, expected,
-                     "constant expression");
+  std::vector<uint32_t> function_types;
+  for (const Import& imp : module.imports)
+    if (imp.kind == ExternKind::Func) function_types.push_back(imp.type_index);
+  for (const Function& f : module.functions) function_types.push_back(f.type_index);
+  return check_const({module, options, visible, function_types, canonical}, expr, expected, "constant expression");
 }
 
 void mark_ref_funcs(const ConstExpr& expr, std::vector<bool>& declared) {

@@ -42,17 +42,22 @@ inline bool equivalent(std::span<const ValType> a, std::span<const ValType> b, s
 }
 
 // actual <: expected. Numeric and vector types match only themselves;
-// (ref $g) <: (ref null $g); (ref null? $g) <: (ref null? fiber) with
-// nullability kept or widened; (ref null? $g1) <: (ref null? $g2) iff $g1 ≡ $g2;
-// funcref and externref are unrelated to each other and to fiber references.
-inline bool is_subtype(ValType actual, ValType expected, std::span<const uint32_t> canonical) {
+// (ref ht) <: (ref null ht); (ref null? $t) <: (ref null? func) for a function
+// type $t (typed function references) and <: (ref null? fiber) for a fiber
+// type, with nullability kept or widened; (ref null? $t1) <: (ref null? $t2)
+// iff $t1 ≡ $t2; func, extern and fiber references are unrelated otherwise.
+inline bool is_subtype(ValType actual, ValType expected, std::span<const uint32_t> canonical,
+                       std::span<const FuncType> types) {
   if (actual == expected) return true;
   if (!actual.is_ref() || !expected.is_ref()) return false;
   if (actual.nullable && !expected.nullable) return false;
+  const bool typed = actual.kind == ValType::TypedRef && actual.type_index < types.size();
   switch (expected.kind) {
     case ValType::FuncRef:
+      return actual.kind == ValType::FuncRef || (typed && !types[actual.type_index].is_fiber);
     case ValType::ExternRef: return actual.kind == expected.kind;
-    case ValType::FiberRef: return actual.kind == ValType::FiberRef || actual.kind == ValType::TypedRef;
+    case ValType::FiberRef:
+      return actual.kind == ValType::FiberRef || (typed && types[actual.type_index].is_fiber);
     case ValType::TypedRef:
       return actual.kind == ValType::TypedRef && actual.type_index < canonical.size() &&
              expected.type_index < canonical.size() &&
@@ -61,8 +66,8 @@ inline bool is_subtype(ValType actual, ValType expected, std::span<const uint32_
   }
 }
 
-// Defaultable types have a default value (zero, or null): locals and table
-// elements must have one (fiber extension version 1).
+// Defaultable types have a default value (zero, or null). A local of another
+// type must be set before it is read; a table of one needs an initializer.
 constexpr bool is_defaultable(ValType t) { return !t.is_ref() || t.nullable; }
 
 // Why `t` is not a value type of the enabled feature set in `module`, or "".
@@ -74,16 +79,19 @@ inline std::string valtype_problem(ValType t, const Module& module, const Valida
     case ValType::I32: case ValType::I64: case ValType::F32: case ValType::F64: return {};
     case ValType::V128: return options.enable_simd ? "" : "SIMD support is not enabled";
     case ValType::FuncRef:
-    case ValType::ExternRef:
-      return t.nullable ? "" : "non-nullable reference types are not part of Wasm 2.0";
+    case ValType::ExternRef:  // (ref func) and (ref extern): typed function references
+      return t.nullable || options.enable_function_references ? ""
+                                                              : "non-nullable reference types are not part of Wasm 2.0";
     case ValType::FiberRef:
       return options.enable_fibers ? "" : "fiber support is not enabled: " + to_string(t);
     case ValType::TypedRef: {
-      if (!options.enable_fibers) return "fiber support is not enabled: " + to_string(t);
       const std::string index = std::to_string(t.type_index);
       if (t.type_index >= module.types.size()) return "unknown type " + index + " in " + to_string(t);
-      if (t.type_index >= type_bound) return "forward reference to type " + index + " in " + to_string(t);
-      if (!module.types[t.type_index].is_fiber)
+      if (t.type_index >= type_bound)
+        return "unknown type " + index + ": forward reference to type " + index + " in " + to_string(t);
+      const bool fiber = module.types[t.type_index].is_fiber;
+      if (fiber && !options.enable_fibers) return "fiber support is not enabled: " + to_string(t);
+      if (!fiber && !options.enable_function_references)
         return "type mismatch: reference to a non-fiber type: " + to_string(t) + " names function type " + index;
       return {};
     }
@@ -113,7 +121,7 @@ struct ModuleContext {
   uint32_t num_datas() const { return uint32_t(module.datas.size()); }
 
   bool is_subtype(ValType actual, ValType expected) const {
-    return validator::is_subtype(actual, expected, canonical_types);
+    return validator::is_subtype(actual, expected, canonical_types, module.types);
   }
   std::string valtype_problem(ValType t, uint32_t type_bound = UINT32_MAX) const {
     return validator::valtype_problem(t, module, options, type_bound);

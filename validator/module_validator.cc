@@ -112,8 +112,9 @@ Result<void> check_tag_type(const ModuleContext& ctx, uint32_t type_index, const
 
 // -- Index spaces ----------------------------------------------------------
 
-// Type section. Typed references may name the type itself or earlier ones
-// (canonical_type_ids relies on it).
+// Type section. Typed references may name earlier types, and a fiber type
+// also itself (canonical_type_ids relies on it); a function type naming
+// itself is an unknown type, as without recursion groups in Wasm 3.0.
 Result<void> check_types(ModuleContext& ctx) {
   const Module& m = ctx.module;
   // Most types are function types over numbers, which need no check: the
@@ -129,7 +130,7 @@ Result<void> check_types(ModuleContext& ctx) {
       if (!ctx.options.enable_fibers) return module_error("fiber support is not enabled: fiber type in " + where);
       if (!type.params.empty()) return module_error("fiber type with parameters in " + where);
     }
-    const uint32_t bound = uint32_t(i) + 1;
+    const uint32_t bound = uint32_t(i) + (type.is_fiber ? 1 : 0);
     for (ValType t : type.params) WEFT_TRY(check_valtype(ctx, t, where, bound));
     for (ValType t : type.results) WEFT_TRY(check_valtype(ctx, t, where, bound));
   }

@@ -75,6 +75,7 @@ struct ValidationInfo {
 struct ValidateOptions {
   bool enable_simd = true;
   bool enable_fibers = true;  // fiber extension: fiber types and refs, tags, 0xFA instructions
+  bool enable_function_references = true;  // Wasm 3.0 typed function references (Config)
   // The module was decoded with binary::DecodeOptions::defer_body_checks:
   // memory.init and data.drop then fail without a data count section (a
   // malformed-binary rule the decoder did not check; the caller finds the

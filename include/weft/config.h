@@ -15,6 +15,12 @@ struct Config {
   Tier tier = Tier::Jit;  // the JIT where this build and machine have one
   bool enable_simd = true;
   bool enable_fibers = true;
+  // Typed function references (Wasm 3.0): (ref $t) of function types,
+  // non-nullable references, call_ref, return_call_ref, ref.as_non_null,
+  // br_on_null, br_on_non_null, locals set before they are read, tables with
+  // an initializer. Off: the fiber extension's version 1 restrictions
+  // (typed references name fiber types only; locals and tables nullable).
+  bool enable_function_references = true;
   // Wasm call depth before "call stack exhausted", counted per context: the
   // thread's own stack (all frames of nested host → Wasm entries) and each
   // fiber's stack separately. A fiber's depth is also bounded by its stack

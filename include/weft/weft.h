@@ -262,6 +262,8 @@ class Store {
   runtime::Store& raw() { return *store_; }
 
  private:
+  bool argument_fits(const Value& arg, ValType param) const;  // call's check of one argument
+
   const Engine* engine_;
   std::unique_ptr<runtime::Store> store_;
 };

@@ -404,7 +404,7 @@ Bytes sample_immediates(ImmKind kind) {
     case ImmKind::BlockType: return {0x40};
     case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
     case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::I32: case ImmKind::I64:
-    case ImmKind::MemIdx: case ImmKind::Lane: case ImmKind::TagIdx:
+    case ImmKind::MemIdx: case ImmKind::Lane: case ImmKind::TagIdx: case ImmKind::TypeIdx:
       return {0x00};
     case ImmKind::BrTable: case ImmKind::CallIndirect: case ImmKind::Memarg: case ImmKind::MemoryInit:
     case ImmKind::MemoryCopy: case ImmKind::TableInit: case ImmKind::TableCopy: case ImmKind::TypeTag:

@@ -35,6 +35,7 @@ struct Code {
   Code& fiberref() { return byte(0x5B); }
   // Shorthands.
   Code& get(uint32_t local) { return op(Opcode::LocalGet).u32(local); }
+  Code& set(uint32_t local) { return op(Opcode::LocalSet).u32(local); }
   Code& i32(int32_t v) { return op(Opcode::I32Const).s32(v); }
   Code& null(uint32_t type) { op(Opcode::RefNull); write_leb_s64(bytes, type); return *this; }  // ref.null $g
   Code& null_fiber() { return op(Opcode::RefNull).byte(0x5B); }

@@ -85,6 +85,14 @@ ValidateOptions no_fibers() {
   return o;
 }
 
+// The fiber extension's version 1 typing: no Wasm 3.0 typed function
+// references, which lift its restrictions (docs/fibers.md §2).
+ValidateOptions version1() {
+  ValidateOptions o;
+  o.enable_function_references = false;
+  return o;
+}
+
 // ---------------------------------------------------------------------------
 // Types (§2)
 
@@ -107,7 +115,12 @@ TEST(FiberTypes, TypedReferencesNameEarlierFiberTypes) {
   Builder to_func;  // (ref $f) of a function type
   to_func.type({}, {});
   to_func.type({ref(0)}, {});
-  EXPECT_TRUE(invalid(to_func.m, "type mismatch: reference to a non-fiber type"));
+  EXPECT_TRUE(invalid(to_func.m, "type mismatch: reference to a non-fiber type", version1()));
+  EXPECT_TRUE(valid(to_func.m));  // typed function references
+
+  Builder to_itself;  // a function type cannot name itself (only a fiber type can)
+  to_itself.type({}, {ref(0)});
+  EXPECT_TRUE(invalid(to_itself.m, "unknown type 0"));
 
   Builder unknown;
   unknown.type({ref_null(7)}, {});
@@ -192,8 +205,13 @@ TEST(FiberTypes, CanonicalTypeIds) {
 
 TEST(FiberDefaultability, LocalsMustBeNullable) {
   EXPECT_TRUE(valid(with_fibers({}, {}, Code().end(), {{2, ref_null(0)}, {1, fiberref}})));
-  EXPECT_TRUE(invalid(with_fibers({}, {}, Code().end(), {{1, ref(0)}}), "non-defaultable type"));
-  EXPECT_TRUE(invalid(with_fibers({}, {}, Code().end(), {{1, ref_fiber}}), "non-defaultable type"));
+  EXPECT_TRUE(invalid(with_fibers({}, {}, Code().end(), {{1, ref(0)}}), "non-defaultable type", version1()));
+  EXPECT_TRUE(invalid(with_fibers({}, {}, Code().end(), {{1, ref_fiber}}), "non-defaultable type", version1()));
+  // With typed function references: allowed, but set before read, per block.
+  EXPECT_TRUE(valid(with_fibers({}, {}, Code().end(), {{1, ref(0)}})));
+  EXPECT_TRUE(invalid(with_fibers({ref(0)}, {}, Code().get(1).op(O::Drop).end(), {{1, ref(0)}}),
+                      "uninitialized local 1"));
+  EXPECT_TRUE(valid(with_fibers({ref(0)}, {}, Code().get(0).set(1).get(1).op(O::Drop).end(), {{1, ref(0)}})));
   // Params may be non-nullable.
   EXPECT_TRUE(valid(with_fibers({ref(0), ref_fiber}, {}, Code().end())));
 }
@@ -401,11 +419,13 @@ TEST(FiberSubtyping, SelectAndReferenceInstructions) {
   Builder func_type;  // ref.null of a function type
   func_type.type({}, {});
   func_type.func(0, Code().null(0).op(O::Drop).end());
-  EXPECT_TRUE(invalid(func_type.m, "type mismatch: ref.null of a non-fiber type"));
+  EXPECT_TRUE(invalid(func_type.m, "type mismatch: ref.null of a non-fiber type", version1()));
+  EXPECT_TRUE(valid(func_type.m));  // typed function references
   Builder const_func_type;  // the same in a constant expression
   const_func_type.type({}, {});
   const_func_type.m.globals.push_back({{fiberref, false}, Code().null(0).end().expr()});
-  EXPECT_TRUE(invalid(const_func_type.m, "type mismatch: ref.null of a non-fiber type"));
+  EXPECT_TRUE(invalid(const_func_type.m, "type mismatch: ref.null of a non-fiber type", version1()));
+  EXPECT_TRUE(invalid(const_func_type.m, "type mismatch: expected fiberref"));  // a function type is not a fiber's
   // With fibers disabled, 0x5B is not a heap type.
   auto r = validate_module(with_fibers({}, {}, Code().null_fiber().op(O::Drop).end()), no_fibers());
   EXPECT_FALSE(r.ok());
@@ -938,10 +958,12 @@ TEST(FiberExample, Generator) {
   EXPECT_EQ(r->functions[0].num_locals, 4u);
   EXPECT_EQ(r->functions[1].num_locals, 4u);
 
-  // The proposal's uncorrected form does not validate: a non-nullable local.
+  // The proposal's uncorrected form does not validate: a non-nullable local
+  // (version 1), read before it is set (typed function references).
   Module uncorrected = b.m;
   uncorrected.functions[1].locals[0].type = ref(gen);
-  EXPECT_TRUE(invalid(uncorrected, "non-defaultable type"));
+  EXPECT_TRUE(invalid(uncorrected, "non-defaultable type", version1()));
+  EXPECT_TRUE(invalid(uncorrected, "uninitialized local"));
   // Nor does the generator without its self parameter.
   Module no_self = b.m;
   no_self.types[no_self.functions[0].type_index].params[0] = i32;
