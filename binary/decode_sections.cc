@@ -109,7 +109,15 @@ bool ModuleDecoder::function_section(Reader& r) {
 }
 
 bool ModuleDecoder::table_section(Reader& r) {
-  return read_vec(r, module.tables, 3, [&](Table& table) { return table_type(r, table.type); });
+  return read_vec(r, module.tables, 3, [&](Table& table) {
+    if (r.remaining() == 0 || *r.pos() != 0x40) return table_type(r, table.type);
+    // 0x40 0x00 tabletype expr: a table with an initializer (typed function references).
+    uint8_t zero = 0;
+    if (!r.skip(1) || !r.u8(zero)) return false;
+    if (zero != 0x00) return r.fail_at(r.offset() - 1, "malformed table");
+    table.init.emplace();
+    return table_type(r, table.type) && const_expr(r, *table.init);
+  });
 }
 
 bool ModuleDecoder::memory_section(Reader& r) {

@@ -177,7 +177,14 @@ class ModuleWriter {
         break;
       case 4:
         vec_section(m_.tables.size(), [&] {
-          for (const Table& t : m_.tables) e.table_type(t.type);
+          for (const Table& t : m_.tables) {
+            if (t.init) {  // typed function references: 0x40 0x00 tabletype expr
+              e.byte(0x40);
+              e.byte(0x00);
+            }
+            e.table_type(t.type);
+            if (t.init) e.bytes(t.init->code);
+          }
         });
         break;
       case 5:

@@ -51,6 +51,9 @@ struct Function {
 
 struct Table {
   TableType type;
+  // Every element's initial value (typed function references: binary
+  // 0x40 0x00 tabletype expr); without one, null.
+  std::optional<ConstExpr> init = std::nullopt;
   friend bool operator==(const Table&, const Table&) = default;
 };
 

@@ -1,9 +1,12 @@
 // Fiber-heavy module generator (see fiber_program.h). The module has a fixed
-// frame — two fiber types, five tags, two tables of fiber references, a clause
-// counter — and generated functions:
+// frame — two fiber types, five tags, two tables of fiber references, a table
+// of helper references, a clause counter — and generated functions:
 //   $fv<k>  fibers of type $v = (fiber)              (param (ref $v) i32)
 //   $fr<k>  fibers of type $r = (fiber (result i32)) (param (ref $r) i32) (result i32)
-//   $h<k>   helpers called from fibers or roots       (param fiberref i32) (result i32)
+//   $h<k>   helpers of type $hf, called from fibers or roots, directly or
+//           through typed function references (call_ref, return_call_ref,
+//           br_on_null, br_on_non_null, ref.as_non_null)
+//                                                    (param fiberref i32) (result i32)
 //   r<k>    exported roots, run by the host           () -> (i32)
 // Bodies are random statements (stack-neutral instruction sequences) built
 // around all nine fiber.* instructions: inside `handle` blocks with several
@@ -34,6 +37,8 @@ constexpr int kFunctionBudget = 16;  // statements per function (roots: twice th
 constexpr const char* kFrame = R"((module
   (type $v (fiber))
   (type $r (fiber (result i32)))
+  (type $hf (func (param fiberref i32) (result i32)))
+  (table $th 4 (ref null $hf))
   (tag $t0)
   (tag $t1 (param i32))
   (tag $t2 (param i32 i64))
@@ -60,7 +65,7 @@ constexpr const char* kFrame = R"((module
 )";
 
 constexpr const char* kLocals =
-    " (local $i i32) (local $l i64) (local $x (ref null $v)) (local $y (ref null $r))"
+    " (local $i i32) (local $l i64) (local $x (ref null $v)) (local $y (ref null $r)) (local $fh (ref null $hf))"
     " (local $c0 i32) (local $c1 i32) (local $c2 i32) (local $c3 i32)";
 
 // Who runs the function being generated, which decides the self operand.
@@ -100,6 +105,11 @@ class Generator {
     for (int k = 0; k < num_v_; ++k) p.wat += fiber_function(FiberType::V, k);
     for (int k = 0; k < num_r_; ++k) p.wat += fiber_function(FiberType::R, k);
     for (int k = 0; k < num_helpers_; ++k) p.wat += helper_function(k);
+    if (num_helpers_ > 0) {  // ref.func in bodies needs the functions declared
+      p.wat += "\n  (elem declare func";
+      for (int k = 0; k < num_helpers_; ++k) p.wat += " $h" + num(k);
+      p.wat += ")";
+    }
     p.wat += ")\n";
     return p;
   }
@@ -130,9 +140,17 @@ class Generator {
 
   std::string helper_function(int k) {
     begin_function(Self::Any, k);
-    std::string s = "\n  (func $h" + num(k) + " (param $self fiberref) (param $a i32) (result i32)";
+    std::string s = "\n  (func $h" + num(k) + " (type $hf) (param $self fiberref) (param $a i32) (result i32)";
     s += kLocals;
-    s += statements(0, 6) + " " + i32_value();
+    s += statements(0, 6);
+    // The result: a value, or sometimes a tail call of a later helper through
+    // a reference (the frame is replaced, inside a fiber too).
+    if (k + 1 < num_helpers_ && in_.ConsumeIntegralInRange(0, 3) == 0) {
+      const int j = in_.ConsumeIntegralInRange(k + 1, num_helpers_ - 1);
+      s += " (return_call_ref $hf " + running_any() + " " + i32_value() + " (ref.func $h" + num(j) + "))";
+    } else {
+      s += " " + i32_value();
+    }
     s += clauses(1, true);
     return s + ")";
   }
@@ -307,12 +325,40 @@ class Generator {
   }
 
   // Helpers call only later helpers: no unbounded recursion through them.
+  // The references a helper holds in $fh are to later helpers too; the table
+  // $th, which any helper may have filled, is read only by roots and fibers.
   std::string call_helper() {
     const int first = helper_index_ + 1;
     if (first >= num_helpers_) return "(global.set $g (i32.add (global.get $g) (i32.const 1)))";
     const int j = in_.ConsumeIntegralInRange(first, num_helpers_ - 1);
-    return "(local.set $i (call $h" + num(j) + " " + running_any() + " " + i32_value() + "))";
+    const std::string args = running_any() + " " + i32_value();
+    const std::string fh = "(local.get $fh)";
+    const int id = labels_++;
+    const std::string n = "$N" + num(id), m = "$M" + num(id);
+    switch (in_.ConsumeIntegralInRange(0, 8)) {
+      case 0: return "(local.set $i (call_ref $hf " + args + " (ref.func $h" + num(j) + ")))";
+      case 1: return "(local.set $fh " + helper_reference(j) + ")";
+      case 2:  // null: branch out, the arguments below it discarded
+        return "(block " + n + " (local.set $i (call_ref $hf " + args + " (br_on_null " + n + " " + fh + "))))";
+      case 3:  // not null: branch out with it, into the call
+        return "(local.set $i (block " + n + " (result i32) (call_ref $hf " + args + " (block " + m +
+               " (result (ref $hf)) (br_on_non_null " + m + " " + fh + ") (br " + n + " " + i32_value() + ")))))";
+      case 4: return "(local.set $i (call_ref $hf " + args + " (ref.as_non_null " + fh + ")))";  // null traps
+      case 6: return "(local.set $i (call_ref $hf " + args + " " + fh + "))";  // null traps
+      case 5:
+        if (self_ == Self::Any) return "(local.set $fh " + helper_reference(j) + ")";
+        return in_.ConsumeBool() ? "(table.set $th " + helper_slot() + " " + fh + ")"
+                                 : "(local.set $fh (table.get $th " + helper_slot() + "))";
+      default: return "(local.set $i (call $h" + num(j) + " " + args + "))";
+    }
   }
+
+  // A (ref null $hf) to helper j (a later one, for a helper), or null.
+  std::string helper_reference(int j) {
+    if (in_.ConsumeIntegralInRange(0, 4) == 0) return "(ref.null $hf)";
+    return "(ref.func $h" + num(j) + ")";
+  }
+  std::string helper_slot() { return "(i32.const " + num(in_.ConsumeIntegralInRange(0, 3)) + ")"; }
 
   std::string recursion() {
     // Mostly shallow; sometimes deep enough to exhaust a small fiber stack.

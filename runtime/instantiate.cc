@@ -1,6 +1,7 @@
 // Instantiation of a validated module in a Store (Wasm 2.0 semantics).
 #include "runtime/instantiate.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -235,6 +236,16 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
     g->type = GlobalType{types.value_type(global.type.type), global.type.is_mutable};
     eval_const_expr(*inst, global.init, g->value);
     inst->globals.push_back(store.add_global(std::move(g)));
+  }
+  // Tables with an initializer (typed function references): it sees the
+  // imported globals and the functions, as a global's initializer does.
+  const size_t first_defined_table = inst->tables.size() - module.tables.size();
+  for (size_t i = 0; i < module.tables.size(); ++i) {
+    if (!module.tables[i].init) continue;
+    uint64_t v[2];
+    eval_const_expr(*inst, *module.tables[i].init, v);
+    std::vector<uint64_t>& elements = inst->tables[first_defined_table + i]->elements;
+    std::fill(elements.begin(), elements.end(), v[0]);
   }
   for (const Tag& tag : module.tags) inst->tags.push_back(store.add_tag(inst->type_ids[tag.type_index]));
   for (const Export& e : module.exports) {

@@ -618,8 +618,11 @@ bool ModuleParser::parse_table() {
     next_[size_t(Space::Elem)]++;
   } else if (!parse_table_type(table.type)) {
     return false;
+  } else if (!at(TokKind::RParen)) {  // (table limits reftype expr): every element's initial value
+    table.init.emplace();
+    if (!parse_expr(table.init->code)) return false;
   }
-  module_->tables.push_back(table);
+  module_->tables.push_back(std::move(table));
   return expect_rparen();
 }
 

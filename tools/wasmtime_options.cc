@@ -55,6 +55,14 @@ struct OptionKey {
   Result<void> (*apply)(std::string_view key, OptionValue value, Settings& settings);
 };
 
+// A `[=y|n]` key that switches a feature: parses the value into `field`.
+template <std::optional<bool> WasmOptionSettings::*field>
+Result<void> set_feature(std::string_view key, OptionValue value, WasmOptionSettings& s) {
+  WEFT_TRY_ASSIGN(const bool on, parse_bool(key, value));
+  s.*field = on;
+  return {};
+}
+
 Error not_supported_yet(char group, std::string_view key, std::string_view why) {
   return usage("-" + std::string(1, group) + " " + std::string(key) + ": not supported yet: " + std::string(why));
 }
@@ -70,6 +78,10 @@ const OptionKey<WasmOptionSettings> kWasmKeys[] = {
        s.fuel = n;
        return {};
      }},
+    {"function-references", "[=y|n]",
+     "Wasm 3.0's typed function references: call_ref, (ref $t), non-nullable locals and tables (on by "
+     "default; =n is --disable-function-references)",
+     set_feature<&WasmOptionSettings::function_references>},
     {"max-memory-size", "=BYTES",
      "largest linear memory in bytes, rounded down to whole 64 KiB pages (--max-memory-pages BYTES/65536); "
      "memory.grow beyond returns -1",
@@ -95,19 +107,10 @@ const OptionKey<WasmOptionSettings> kWasmKeys[] = {
        s.value_stack_bytes = bytes;
        return {};
      }},
-    {"simd", "[=y|n]", "the SIMD instructions and v128 (on by default)",
-     [](std::string_view key, OptionValue value, WasmOptionSettings& s) -> Result<void> {
-       WEFT_TRY_ASSIGN(const bool on, parse_bool(key, value));
-       s.simd = on;
-       return {};
-     }},
+    {"simd", "[=y|n]", "the SIMD instructions and v128 (on by default)", set_feature<&WasmOptionSettings::simd>},
     {"stack-switching", "[=y|n]",
      "weft's fiber extension, its own stack-switching design (on by default; =n is --disable-fibers)",
-     [](std::string_view key, OptionValue value, WasmOptionSettings& s) -> Result<void> {
-       WEFT_TRY_ASSIGN(const bool on, parse_bool(key, value));
-       s.fibers = on;
-       return {};
-     }},
+     set_feature<&WasmOptionSettings::fibers>},
     {"timeout", "=DURATION",
      "stop the program after DURATION (500ms, 10s, 1m; a bare number is seconds): it traps \"interrupted\" at its "
      "next call or loop iteration and weft exits 134; as --timeout",

@@ -24,6 +24,7 @@ struct WasmOptionSettings {
   std::optional<uint64_t> value_stack_bytes;  // from max-wasm-stack=BYTES
   std::optional<bool> simd;
   std::optional<bool> fibers;  // stack-switching / fibers: weft's fiber extension
+  std::optional<bool> function_references;  // Wasm 3.0 typed function references
   std::optional<std::chrono::milliseconds> timeout;  // interrupt the run after this long
 };
 

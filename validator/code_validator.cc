@@ -805,7 +805,7 @@ bool CodeValidator::table_immediates(const OpcodeInfo& info) {
     case ImmKind::TableInit: {
       const uint32_t elem = in.index, table = in.index2;
       if (!check_table(table) || !check_elem(elem)) return false;
-      if (!ctx_.is_subtype(module_.elems[elem].type, ctx_.tables[table].element))
+      if (!ctx_.is_subtype(ctx_.elem_type(module_.elems[elem]), ctx_.tables[table].element))
         return invalid("type mismatch: elem segment " + std::to_string(elem) + " of " +
                        describe(module_.elems[elem].type) + " into a table of " +
                        describe(ctx_.tables[table].element));

@@ -123,6 +123,13 @@ struct ModuleContext {
   bool is_subtype(ValType actual, ValType expected) const {
     return validator::is_subtype(actual, expected, canonical_types, module.types);
   }
+  // An element segment's type: one written as function indices holds no
+  // null, so with typed function references it is (ref func), as in Wasm 3.0.
+  ValType elem_type(const ElemSegment& seg) const {
+    if (!seg.uses_expressions && options.enable_function_references && seg.type == ValType::funcref())
+      return ValType{ValType::FuncRef, false, 0};
+    return seg.type;
+  }
   std::string valtype_problem(ValType t, uint32_t type_bound = UINT32_MAX) const {
     return validator::valtype_problem(t, module, options, type_bound);
   }

@@ -88,12 +88,16 @@ Result<void> check_limits(const Limits& limits, uint64_t bound, const char* too_
   return {};
 }
 
-Result<void> check_table_type(const ModuleContext& ctx, const TableType& type, const std::string& where) {
+// `filled`: the table's elements get a value other than the default (an
+// imported table, or one with an initializer), which a non-nullable element
+// type needs — with typed function references; the fiber extension's
+// version 1 has nullable elements only.
+Result<void> check_table_type(const ModuleContext& ctx, const TableType& type, bool filled, const std::string& where) {
   WEFT_TRY(check_valtype(ctx, type.element, where));
   if (!type.element.is_ref()) return module_error("malformed reference type: table of " + to_string(type.element));
-  // Tables start filled with the default value (fiber extension version 1).
-  if (!is_defaultable(type.element))
-    return module_error("non-defaultable type " + to_string(type.element) + " as table element in " + where);
+  if (!is_defaultable(type.element) && !(filled && ctx.options.enable_function_references))
+    return module_error("type mismatch: non-defaultable type " + to_string(type.element) + " as table element" +
+                        (ctx.options.enable_function_references ? " without an initializer" : "") + " in " + where);
   return check_limits(type.limits, kMaxTableSize, "table size must be at most 2^32-1", where);
 }
 
@@ -150,7 +154,7 @@ Result<void> build_index_spaces(ModuleContext& ctx) {
         ctx.function_types.push_back(imp.type_index);
         break;
       case ExternKind::Table:
-        WEFT_TRY(check_table_type(ctx, imp.table, where));
+        WEFT_TRY(check_table_type(ctx, imp.table, true, where));
         ctx.tables.push_back(imp.table);
         break;
       case ExternKind::Memory:
@@ -178,7 +182,7 @@ Result<void> build_index_spaces(ModuleContext& ctx) {
     ctx.function_types.push_back(type_index);
   }
   for (const Table& table : m.tables) {
-    WEFT_TRY(check_table_type(ctx, table.type, entity("table", ctx.tables.size())));
+    WEFT_TRY(check_table_type(ctx, table.type, table.init.has_value(), entity("table", ctx.tables.size())));
     ctx.tables.push_back(table.type);
   }
   for (const Memory& memory : m.memories) {
@@ -206,6 +210,8 @@ void compute_declared_refs(ModuleContext& ctx) {
   std::vector<bool>& declared = ctx.declared_function_refs;
   declared.assign(ctx.num_functions(), false);
   for (const Global& global : m.globals) mark_ref_funcs(global.init, declared);
+  for (const Table& table : m.tables)
+    if (table.init) mark_ref_funcs(*table.init, declared);
   for (const ElemSegment& elem : m.elems) {
     mark_ref_funcs(elem.offset, declared);
     for (const ConstExpr& item : elem.items) mark_ref_funcs(item, declared);
@@ -222,6 +228,20 @@ Result<void> check_globals(const ModuleContext& ctx) {
   for (size_t i = 0; i < m.globals.size(); ++i) {
     const std::string where = entity("global", ctx.num_imported_globals + i) + " initialiser";
     WEFT_TRY(check_const_expr(ctx, m.globals[i].init, m.globals[i].type.type, where));
+  }
+  return {};
+}
+
+// A table's initializer sees what a global's does (the imported globals).
+Result<void> check_table_inits(const ModuleContext& ctx) {
+  const Module& m = ctx.module;
+  const size_t first_defined = ctx.tables.size() - m.tables.size();
+  for (size_t i = 0; i < m.tables.size(); ++i) {
+    if (!m.tables[i].init) continue;
+    if (!ctx.options.enable_function_references)
+      return module_error("function references are not enabled: initializer of " + entity("table", first_defined + i));
+    const std::string where = entity("table", first_defined + i) + " initializer";
+    WEFT_TRY(check_const_expr(ctx, *m.tables[i].init, m.tables[i].type.element, where));
   }
   return {};
 }
@@ -283,7 +303,7 @@ Result<void> check_elems(const ModuleContext& ctx) {
         return module_error("unknown table " + std::to_string(elem.table) + " in " + where);
       WEFT_TRY(check_const_expr(ctx, elem.offset, ValType::i32(), where + " offset"));
       const ValType table_elem = ctx.tables[elem.table].element;
-      if (!ctx.is_subtype(elem.type, table_elem))
+      if (!ctx.is_subtype(ctx.elem_type(elem), table_elem))
         return module_error("type mismatch: " + where + " of " + to_string(elem.type) + " for a table of " +
                             to_string(table_elem));
     }
@@ -417,6 +437,7 @@ Result<ValidationInfo> validate_module(const Module& module, const ValidateOptio
   WEFT_TRY(build_index_spaces(ctx));
   compute_declared_refs(ctx);
   WEFT_TRY(check_globals(ctx));
+  WEFT_TRY(check_table_inits(ctx));
   WEFT_TRY(check_exports(ctx));
   WEFT_TRY(check_start(ctx));
   WEFT_TRY(check_elems(ctx));

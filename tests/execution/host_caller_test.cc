@@ -1,9 +1,9 @@
 // weft::Caller: a host function created with a HostCallbackWithCaller learns
 // which instance's code called it — so it can read that instance's memory,
 // as a WASI implementation must — however the call was made (a direct call,
-// call_indirect, return_call, inside a fiber), and that nobody did when the
-// embedder calls it itself. Run on every tier (lazily compiled by default;
-// eagerly too).
+// call_indirect, return_call, call_ref, return_call_ref, inside a fiber), and
+// that nobody did when the embedder calls it itself. Run on every tier
+// (lazily compiled by default; eagerly too).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -32,6 +32,9 @@ constexpr const char* kModule = R"((module
   (func (export "direct") (result i32) (call $peek))
   (func (export "indirect") (result i32) (call_indirect (type $peek_t) (i32.const 0)))
   (func (export "tail") (result i32) (return_call $peek))
+  (elem declare func $peek)
+  (func (export "by-reference") (result i32) (call_ref $peek_t (ref.func $peek)))
+  (func (export "tail-by-reference") (result i32) (return_call_ref $peek_t (ref.func $peek)))
   (func $in_fiber (param $self (ref $g)) (result i32) (call $peek))
   (func (export "fiber") (result i32) (fiber.spawn $in_fiber))
 ))";
@@ -84,7 +87,7 @@ void expect_each_caller_seen(Config config) {
   ASSERT_TRUE(h.a && h.b);
   h.call(h.a, "init", {Value::i32(111)});
   h.call(h.b, "init", {Value::i32(222)});
-  for (const char* way : {"direct", "indirect", "tail", "fiber"}) {
+  for (const char* way : {"direct", "indirect", "tail", "by-reference", "tail-by-reference", "fiber"}) {
     EXPECT_EQ(h.call(h.a, way), 111) << way;
     EXPECT_EQ(h.call(h.b, way), 222) << way;
   }
