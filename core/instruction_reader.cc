@@ -121,7 +121,7 @@ bool InstructionReader::prefixed_opcode(const uint8_t* at, Opcode& out) {
     return fail_at(at, "illegal opcode");
   uint32_t code;
   if (!u32(code)) return false;
-  if (code > 255 || row[code] < 0) return fail_at(at, "illegal opcode");
+  if (code >= kPrefixedCodes || row[code] < 0) return fail_at(at, "illegal opcode");
   out = Opcode(row[code]);
   return true;
 }

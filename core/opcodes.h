@@ -82,15 +82,18 @@ inline const OpcodeInfo& opcode_info(Opcode op) { return detail::kOpcodeInfos[si
 // opcodes and, per prefix, sub-opcode -> Opcode (-1: none). Every sub-opcode
 // weft knows is below 256, so larger ones are simply unknown. Built at compile
 // time from opcodes.def; core/instruction_reader.h decodes with it.
+// Prefixed sub-opcodes are u32s; the highest in use is relaxed SIMD's 0x113.
+inline constexpr uint32_t kPrefixedCodes = 0x120;
 struct OpcodeByteMap {
-  int16_t single[256], fa[256], fc[256], fd[256];
+  int16_t single[256], fa[kPrefixedCodes], fc[kPrefixedCodes], fd[kPrefixedCodes];
   constexpr const int16_t* prefixed(uint8_t prefix) const {
     return prefix == 0xFA ? fa : prefix == 0xFC ? fc : prefix == 0xFD ? fd : nullptr;
   }
 };
 constexpr OpcodeByteMap make_opcode_byte_map() {
   OpcodeByteMap map{};
-  for (int i = 0; i < 256; ++i) map.single[i] = map.fa[i] = map.fc[i] = map.fd[i] = -1;
+  for (int i = 0; i < 256; ++i) map.single[i] = -1;
+  for (uint32_t i = 0; i < kPrefixedCodes; ++i) map.fa[i] = map.fc[i] = map.fd[i] = -1;
   int16_t index = 0;
 #define WEFT_OPCODE(name, prefix, code, ...)                                          \
   (prefix == 0 ? map.single : prefix == 0xFA ? map.fa : prefix == 0xFC ? map.fc : map.fd)[code] = index++;
@@ -114,7 +117,7 @@ inline std::optional<Opcode> opcode_from_byte(uint8_t byte) {
 }
 inline std::optional<Opcode> opcode_from_prefixed(uint8_t prefix, uint32_t code) {
   const int16_t* row = kOpcodeByteMap.prefixed(prefix);
-  if (!row || code > 255 || row[code] < 0) return std::nullopt;
+  if (!row || code >= kPrefixedCodes || row[code] < 0) return std::nullopt;
   return Opcode(row[code]);
 }
 inline bool is_prefix_byte(uint8_t byte) { return byte == 0xFC || byte == 0xFD || byte == 0xFA; }  // 0xFA: fiber extension

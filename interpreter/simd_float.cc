@@ -33,6 +33,24 @@ V128 f32x4_sub(V128 a, V128 b) { return zip<float>(a, b, numeric::sub<float>); }
 V128 f32x4_mul(V128 a, V128 b) { return zip<float>(a, b, numeric::mul<float>); }
 V128 f32x4_div(V128 a, V128 b) { return zip<float>(a, b, numeric::div<float>); }
 V128 f32x4_min(V128 a, V128 b) { return zip<float>(a, b, numeric::min<float>); }
+// Relaxed SIMD's madd/nmadd: the product rounded, then the sum — weft's
+// choice among the results the proposal allows, so that every machine and
+// tier gives the same bits. (weft builds with -std=c++20, not gnu++20, so the
+// compiler does not contract these into a fused multiply-add.)
+template <class T>
+V128 relaxed_madd(V128 a, V128 b, V128 c, bool negate) {
+  const Lanes<T> x = lanes<T>(a), y = lanes<T>(b), z = lanes<T>(c);
+  Lanes<T> out;
+  for (int i = 0; i < Lanes<T>::kCount; ++i) {
+    const T product = numeric::mul<T>(x.lane[i], y.lane[i]);
+    out.lane[i] = numeric::add<T>(negate ? numeric::neg<T>(product) : product, z.lane[i]);
+  }
+  return pack(out);
+}
+V128 f32x4_relaxed_madd(V128 a, V128 b, V128 c) { return relaxed_madd<float>(a, b, c, false); }
+V128 f32x4_relaxed_nmadd(V128 a, V128 b, V128 c) { return relaxed_madd<float>(a, b, c, true); }
+V128 f64x2_relaxed_madd(V128 a, V128 b, V128 c) { return relaxed_madd<double>(a, b, c, false); }
+V128 f64x2_relaxed_nmadd(V128 a, V128 b, V128 c) { return relaxed_madd<double>(a, b, c, true); }
 V128 f32x4_max(V128 a, V128 b) { return zip<float>(a, b, numeric::max<float>); }
 V128 f32x4_pmin(V128 a, V128 b) { return zip<float>(a, b, pmin<float>); }
 V128 f32x4_pmax(V128 a, V128 b) { return zip<float>(a, b, pmax<float>); }

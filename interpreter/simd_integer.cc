@@ -191,6 +191,27 @@ V128 i32x4_dot_i16x8_s(V128 a, V128 b) {
     out.lane[i] = uint32_t(int32_t(x.lane[2 * i]) * y.lane[2 * i]) + uint32_t(int32_t(x.lane[2 * i + 1]) * y.lane[2 * i + 1]);
   return pack(out);
 }
+// Relaxed SIMD's dot products: both operands' bytes signed (the proposal
+// allows the second to be read unsigned when its top bit is set); the i16
+// sums wrap, the i32 sums are exact before c is added (modulo 2^32).
+V128 i16x8_relaxed_dot_i8x16_i7x16_s(V128 a, V128 b) {
+  const Lanes<int8_t> x = lanes<int8_t>(a), y = lanes<int8_t>(b);
+  Lanes<uint16_t> out;
+  for (int i = 0; i < 8; ++i)
+    out.lane[i] = uint16_t(int32_t(x.lane[2 * i]) * y.lane[2 * i] + int32_t(x.lane[2 * i + 1]) * y.lane[2 * i + 1]);
+  return pack(out);
+}
+V128 i32x4_relaxed_dot_i8x16_i7x16_add_s(V128 a, V128 b, V128 c) {
+  const Lanes<int8_t> x = lanes<int8_t>(a), y = lanes<int8_t>(b);
+  const Lanes<uint32_t> z = lanes<uint32_t>(c);
+  Lanes<uint32_t> out;
+  for (int i = 0; i < 4; ++i) {
+    int32_t sum = 0;
+    for (int k = 4 * i; k < 4 * i + 4; ++k) sum += int32_t(x.lane[k]) * y.lane[k];
+    out.lane[i] = uint32_t(sum) + z.lane[i];
+  }
+  return pack(out);
+}
 V128 i32x4_extmul_low_i16x8_s(V128 a, V128 b) { return extmul_low<int16_t, int32_t>(a, b); }
 V128 i32x4_extmul_high_i16x8_s(V128 a, V128 b) { return extmul_high<int16_t, int32_t>(a, b); }
 V128 i32x4_extmul_low_i16x8_u(V128 a, V128 b) { return extmul_low<uint16_t, uint32_t>(a, b); }

@@ -212,6 +212,17 @@ class WastParser : public Cursor {
     const Token& head = peek();
     if (head.kind != TokKind::Atom) return unexpected("a constant");
     WastValue& v = out.value;
+    if (head.kw == Kw::Either && pattern_ok) {
+      ++pos_;
+      out.kind = EK::Either;
+      while (at(TokKind::LParen)) {
+        WastExpected alternative;
+        if (!parse_value(alternative, true)) return false;
+        out.alternatives.push_back(std::move(alternative));
+      }
+      if (out.alternatives.empty()) return unexpected("a result");
+      return expect_rparen();
+    }
     if (head.kw == Kw::RefFiber) {
       // Fiber extension: a fiber reference has no script syntax, only the pattern.
       ++pos_;

@@ -35,6 +35,7 @@ struct WastExpected {
     AnyExtern,      // (ref.extern): any non-null externref
     AnyFiber,       // (ref.fiber): any non-null fiber reference (fiber extension)
     V128Lanes,      // v128 with per-lane patterns (lanes may be nan:canonical/arithmetic)
+    Either,         // (either r1 r2 …): any one of `alternatives` (relaxed SIMD's allowed results)
   };
   Kind kind = Kind::Exact;
   WastValue value;
@@ -42,6 +43,7 @@ struct WastExpected {
   // (Exact/CanonicalNan/ArithmeticNan); the exact lane bits are in value.bits.
   ValType::Kind lane_type = ValType::I32;
   std::vector<Kind> lanes;
+  std::vector<WastExpected> alternatives;  // Either
 };
 
 struct WastModule {

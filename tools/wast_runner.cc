@@ -137,6 +137,12 @@ std::string describe(const WastExpected& expected) {
     case WastExpected::Kind::ArithmeticNan:
       return std::string(v.type.kind == ValType::F32 ? "f32:" : "f64:") + nan_pattern_name(expected.kind);
     case WastExpected::Kind::AnyNull: return "<any null reference>";
+    case WastExpected::Kind::Either: {
+      std::string s = "either(";
+      for (size_t i = 0; i < expected.alternatives.size(); ++i)
+        s += (i ? " | " : "") + describe(expected.alternatives[i]);
+      return s + ")";
+    }
     case WastExpected::Kind::AnyFunc: return "funcref:<any non-null>";
     case WastExpected::Kind::AnyExtern: return "externref:<any non-null>";
     case WastExpected::Kind::AnyFiber: return "fiberref:<any non-null>";
@@ -221,6 +227,10 @@ bool result_matches(const WastExpected& expected, const Value& actual) {
                                                                : is_arithmetic_nan(bits, is_f32);
     }
     case WastExpected::Kind::AnyNull: return type.is_ref() && actual.is_null();
+    case WastExpected::Kind::Either:
+      for (const WastExpected& alternative : expected.alternatives)
+        if (result_matches(alternative, actual)) return true;
+      return false;
     case WastExpected::Kind::AnyFunc:
       return (type.kind == ValType::FuncRef || type.kind == ValType::TypedRef) && !actual.is_null();
     case WastExpected::Kind::AnyExtern: return type.kind == ValType::ExternRef && !actual.is_null();

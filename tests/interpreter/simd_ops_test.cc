@@ -134,5 +134,29 @@ TEST(SimdSemantics, EdgeCasesOfTheSpec) {
   EXPECT_EQ(i32x4_trunc_sat_f64x2_u_zero(f64x2_splat(0x4010000000000000ull)).lo, 0x0000000400000004ull);
 }
 
+// Relaxed SIMD: weft's one choice where the proposal allows several
+// (docs/simd.md); the spec tests accept every allowed result, so they cannot
+// tell whether the choice holds.
+TEST(SimdSemantics, RelaxedChoices) {
+  // madd is not fused: x = 1 + 2^-12, x*x rounds to 1 + 2^-11 (losing 2^-24),
+  // so x*x - (1 + 2^-11) is 0 — fused, it would be 2^-24.
+  const float x = 1.0f + 0x1p-12f, c = -(1.0f + 0x1p-11f);
+  const V128 vx = f32x4_splat(f32_bits(x)), vc = f32x4_splat(f32_bits(c));
+  EXPECT_EQ(lane32(f32x4_relaxed_madd(vx, vx, vc), 0), 0u);
+  EXPECT_EQ(lane32(f32x4_relaxed_nmadd(vx, vx, f32x4_splat(f32_bits(-c))), 0), 0u);
+  const double y = 1.0 + 0x1p-27, d = -(1.0 + 0x1p-26);
+  uint64_t y_bits, d_bits;
+  std::memcpy(&y_bits, &y, 8);
+  std::memcpy(&d_bits, &d, 8);
+  EXPECT_EQ(f64x2_relaxed_madd(f64x2_splat(y_bits), f64x2_splat(y_bits), f64x2_splat(d_bits)).lo, 0u);
+  // The dot products read both operands signed; the i16 sum wraps, the i32
+  // sum does not (before c is added).
+  const V128 min8 = i8x16_splat(0x80);
+  EXPECT_EQ(lanes<int16_t>(i16x8_relaxed_dot_i8x16_i7x16_s(min8, min8)).lane[0], -32768);  // 2 * 16384
+  EXPECT_EQ(lane32(i32x4_relaxed_dot_i8x16_i7x16_add_s(min8, min8, i32x4(1, 0, 0, 0)), 0), 65537u);  // 4 * 16384 + 1
+  EXPECT_EQ(lane32(i32x4_relaxed_dot_i8x16_i7x16_add_s(min8, i8x16_splat(0x7F), i32x4(0, 0, 0, 0)), 1),
+            uint32_t(-4 * 128 * 127));
+}
+
 }  // namespace
 }  // namespace weft::interpreter::simd
