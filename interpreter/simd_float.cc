@@ -35,14 +35,16 @@ V128 f32x4_div(V128 a, V128 b) { return zip<float>(a, b, numeric::div<float>); }
 V128 f32x4_min(V128 a, V128 b) { return zip<float>(a, b, numeric::min<float>); }
 // Relaxed SIMD's madd/nmadd: the product rounded, then the sum — weft's
 // choice among the results the proposal allows, so that every machine and
-// tier gives the same bits. (weft builds with -std=c++20, not gnu++20, so the
-// compiler does not contract these into a fused multiply-add.)
+// tier gives the same bits. The product goes through a volatile: GCC
+// contracts a*b + c into a fused multiply-add where the machine has one
+// (AArch64; SimdSemantics.RelaxedChoices caught it under qemu).
 template <class T>
 V128 relaxed_madd(V128 a, V128 b, V128 c, bool negate) {
   const Lanes<T> x = lanes<T>(a), y = lanes<T>(b), z = lanes<T>(c);
   Lanes<T> out;
   for (int i = 0; i < Lanes<T>::kCount; ++i) {
-    const T product = numeric::mul<T>(x.lane[i], y.lane[i]);
+    volatile T rounded_product = numeric::mul<T>(x.lane[i], y.lane[i]);
+    const T product = rounded_product;
     out.lane[i] = numeric::add<T>(negate ? numeric::neg<T>(product) : product, z.lane[i]);
   }
   return pack(out);
