@@ -265,19 +265,17 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   } else {
     for (ValType t : type.params.types) add_locals(t, 1);
   }
-  local_unset_.clear();
+  num_params_ = uint32_t(num_locals);
+  set_locals_.clear();
   init_log_.clear();
   for (const LocalGroup& group : func.locals) {
     if (!ok || !(ok = check_valtype(group.type))) break;
     // A local of a type without a default value (a non-nullable reference)
-    // must be set before it is read: tracked in local_unset_.
+    // must be set before it is read (set_locals_); version 1 of the fiber
+    // extension has no such locals.
     if (!is_defaultable(group.type) && !ctx_.options.enable_function_references) {
-      ok = invalid("non-defaultable type " + to_string(group.type) + " for a local");  // fiber extension version 1
+      ok = invalid("non-defaultable type " + to_string(group.type) + " for a local");
       break;
-    }
-    if (!is_defaultable(group.type) && group.count != 0 && num_locals + group.count <= UINT32_MAX) {
-      local_unset_.resize(num_locals, 0);
-      local_unset_.resize(num_locals + group.count, 1);
     }
     add_locals(group.type, group.count);
   }
@@ -1062,7 +1060,7 @@ bool CodeValidator::variable(Opcode op) {
   ValType t;
   if (!local_type(index, t)) return false;
   if (index < locals_info_.size()) count_access(index);
-  const bool unset = index < local_unset_.size() && local_unset_[index];
+  const bool unset = index >= num_params_ && !is_defaultable(t) && !set_locals_.contains(index);
   if (op == Opcode::LocalGet) {
     if (unset) return invalid("uninitialized local " + std::to_string(index));
     push(t);
@@ -1070,7 +1068,7 @@ bool CodeValidator::variable(Opcode op) {
   }
   if (!pop_expect(t)) return false;
   if (unset) {
-    local_unset_[index] = 0;
+    set_locals_.insert(index);
     init_log_.push_back(index);
   }
   if (op == Opcode::LocalTee) push(t);

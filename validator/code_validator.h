@@ -9,6 +9,7 @@
 #include <deque>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "core/opcodes.h"
@@ -350,12 +351,16 @@ class CodeValidator {
   }
   void rank_hot_locals(FunctionInfo& info);
   uint32_t num_locals_ = 0;
-  // Non-defaultable locals (typed function references): 1 while a local may
-  // not be read yet. Empty when the function has none, which is the rule.
-  std::vector<uint8_t> local_unset_;
-  std::vector<uint32_t> init_log_;  // locals set since, per ControlFrame::init_log_begin
+  // Declared locals of a non-defaultable type (typed function references)
+  // may be read only once set: the ones set so far in the enclosing frames,
+  // and the same in the order set (ControlFrame::init_log_begin unsets a
+  // frame's at its end). Sized by the local.set instructions, not by the
+  // locals a function declares (up to 2^32 - 1); empty as a rule.
+  uint32_t num_params_ = 0;
+  std::unordered_set<uint32_t> set_locals_;
+  std::vector<uint32_t> init_log_;
   void unset_locals_from(uint32_t begin) {
-    for (size_t i = begin; i < init_log_.size(); ++i) local_unset_[init_log_[i]] = 1;
+    for (size_t i = begin; i < init_log_.size(); ++i) set_locals_.erase(init_log_[i]);
     init_log_.resize(begin);
   }
   uint32_t slots_ = 0;

@@ -305,6 +305,20 @@ TEST(ValidatorVariables, TooManyLocals) {
   EXPECT_TRUE(invalid(single_function({{i32}, {}}, Code().op(O::End), {{0xFFFFFFFFu, i64}}), "too many locals"));
 }
 
+// Non-nullable locals must be set before they are read; what tracks that
+// grows with the local.set instructions, not with the locals declared (a
+// byte per declared local took 4 GiB for this function, 2 GiB for 2^31).
+TEST(ValidatorVariables, NonNullableLocalsCostNothingUntilSet) {
+  const ValType ref_func{ValType::FuncRef, false, 0};
+  const Code set_then_get = Code().op(O::RefFunc).u32(0).op(O::LocalSet).u32(4'000'000'000u)
+                                .op(O::LocalGet).u32(4'000'000'000u).op(O::Drop).op(O::End);
+  Module m = single_function({{}, {}}, set_then_get, {{0xFFFFFFFEu, ref_func}});
+  m.exports.push_back({"f", ExternKind::Func, 0});  // declares the ref.func
+  EXPECT_TRUE(valid(m));
+  m.functions[0].body = Code().op(O::LocalGet).u32(4'000'000'000u).op(O::Drop).op(O::End).bytes;
+  EXPECT_TRUE(invalid(m, "uninitialized local 4000000000"));
+}
+
 TEST(ValidatorCalls, CallAndCallIndirect) {
   Module m;
   m.types = {{{i32}, {i64}}, {{}, {}}};
