@@ -216,6 +216,10 @@ class WastParser : public Cursor {
       ++pos_;
       out.kind = EK::Either;
       while (at(TokKind::LParen)) {
+        // An alternative is a result, not another `either` (which would also
+        // let a script nest them deep enough to exhaust the parser's stack).
+        if (peek(1).kind == TokKind::Atom && peek(1).kw == Kw::Either)
+          return fail(peek(1), "unexpected token either, expected a result");
         WastExpected alternative;
         if (!parse_value(alternative, true)) return false;
         out.alternatives.push_back(std::move(alternative));

@@ -154,7 +154,10 @@ TEST(Wast, Errors) {
   for (const char* bad : {"(assert_return (invoke \"f\") (i32.const nan:canonical))",
                           "(invoke \"f\" (f32.const nan:canonical))", "(invoke \"f\" (ref.extern))",
                           "(assert_return (invoke \"f\") (v128.const i32x4 1 2 3))", "(bogus)", "(module (func $x $y))",
-                          "(assert_trap (invoke \"f\"))", "(register \"\\ff\")", "(invoke \"f\" (i32.add))", "x"}) {
+                          "(assert_trap (invoke \"f\"))", "(register \"\\ff\")", "(invoke \"f\" (i32.add))", "x",
+                          "(assert_return (invoke \"f\") (either))",
+                          "(assert_return (invoke \"f\") (either (either (i32.const 1))))",
+                          "(invoke \"f\" (either (i32.const 1)))"}) {
     EXPECT_TRUE(testing::wast_rejected(bad)) << bad;
   }
 }

@@ -119,6 +119,23 @@ TEST(WastAssertions, References) {
   EXPECT_FALSE(result_matches(expect(Kind::AnyExtern, ValType::externref()), Value::null_ref(ValType::externref())));
 }
 
+// (either …): relaxed SIMD's results, any one of which may come back;
+// (ref.null) without a heap type: a null of any reference type.
+TEST(WastAssertions, EitherAndAnyNull) {
+  WastExpected either;
+  either.kind = Kind::Either;
+  either.alternatives = {expect(Kind::Exact, ValType::i32(), 1), expect(Kind::Exact, ValType::i32(), 2)};
+  EXPECT_TRUE(result_matches(either, Value::i32(1)));
+  EXPECT_TRUE(result_matches(either, Value::i32(2)));
+  EXPECT_FALSE(result_matches(either, Value::i32(3)));
+  EXPECT_FALSE(result_matches(either, Value::i64(1)));
+  const WastExpected any_null = expect(Kind::AnyNull, ValType::funcref());
+  EXPECT_TRUE(result_matches(any_null, Value::null_ref(ValType::externref())));
+  EXPECT_TRUE(result_matches(any_null, Value::null_ref(ValType{ValType::TypedRef, true, 0})));
+  EXPECT_FALSE(result_matches(any_null, funcref_value()));
+  EXPECT_FALSE(result_matches(any_null, Value::i32(0)));
+}
+
 TEST(WastAssertions, ToValue) {
   WastValue v;
   v.type = ValType::externref();
