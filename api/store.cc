@@ -274,7 +274,8 @@ bool Store::argument_fits(const Value& arg, ValType param) const {
   if (!given.is_ref() || !param.is_ref()) return false;
   if (arg.is_null() && !param.nullable) return false;
   auto typed = [&](ValType t, bool fiber) {
-    return t.kind == ValType::TypedRef && store_->type_of(runtime::TypeId(t.type_index)).is_fiber == fiber;
+    const runtime::TypeId id = t.type_index;
+    return t.kind == ValType::TypedRef && store_->has_type(id) && store_->type_of(id).is_fiber == fiber;
   };
   const bool typed_function = typed(param, false);
   if (param.kind == ValType::FuncRef || typed_function) {

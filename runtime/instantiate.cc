@@ -64,7 +64,7 @@ bool store_subtype(const Store& store, ValType actual, ValType expected) {
   if (actual == expected) return true;
   if (!actual.is_ref() || !expected.is_ref() || (actual.nullable && !expected.nullable)) return false;
   if (actual.kind == expected.kind && actual.kind != ValType::TypedRef) return true;
-  if (actual.kind != ValType::TypedRef) return false;
+  if (actual.kind != ValType::TypedRef || !store.has_type(actual.type_index)) return false;
   const bool fiber = store.type_of(TypeId(actual.type_index)).is_fiber;
   switch (expected.kind) {
     case ValType::FuncRef: return !fiber;

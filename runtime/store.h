@@ -71,6 +71,9 @@ class Store {
 
   TypeId intern_type(const FuncType& type);
   const FuncType& type_of(TypeId id) const { return *types_[id]; }
+  // Whether `id` names an interned type (a type that refers to itself names
+  // itself inside its own definition by a placeholder id that does not).
+  bool has_type(TypeId id) const { return id < types_.size(); }
 
   FuncInstance* add_host_function(const FuncType& type, HostFunction fn, std::string debug_name);
   FuncInstance* add_function(std::unique_ptr<FuncInstance> f);

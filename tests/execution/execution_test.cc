@@ -17,6 +17,40 @@ using test::WatHarness;
 
 WEFT_EXEC_SUITE(Execution);
 
+// Typed function references from the host: a function reference argument
+// must have the parameter's type (else call_ref would call a function of
+// another signature), a null only where the parameter is nullable.
+WEFT_EXEC_TEST(Execution, HostFunctionReferenceArgumentsAreTypeChecked) {
+  WatHarness h(tier(), R"((module
+    (type $i2i (func (param i32) (result i32)))
+    (func $inc (export "inc") (type $i2i) (i32.add (local.get 0) (i32.const 1)))
+    (func (export "nothing") (param i64))
+    (func (export "apply") (param $f (ref $i2i)) (param $x i32) (result i32)
+      (call_ref $i2i (local.get $x) (local.get $f)))
+    (func (export "apply-or-zero") (param $f (ref null $i2i)) (result i32)
+      (block $null (return (call_ref $i2i (i32.const 41) (br_on_null $null (local.get $f)))))
+      (i32.const 0))
+  ))");
+  auto inc = h.instance->get_export("inc");
+  auto nothing = h.instance->get_export("nothing");
+  ASSERT_TRUE(inc && nothing);
+  auto func_ref = [](Extern f) {  // a funcref value is the function's handle
+    const uint64_t handle = reinterpret_cast<uint64_t>(f.object);
+    return Value::from_raw(ValType::funcref(), &handle);
+  };
+  const Value inc_ref = func_ref(*inc), nothing_ref = func_ref(*nothing);
+  EXPECT_EQ(h.i32("apply", {inc_ref, Value::i32(9)}), 10u);
+  EXPECT_EQ(h.i32("apply-or-zero", {inc_ref}), 42u);
+  EXPECT_EQ(h.i32("apply-or-zero", {Value::null_ref(ValType::funcref())}), 0u);
+  auto wrong = h.store.call(*h.instance->get_export("apply"), std::vector<Value>{nothing_ref, Value::i32(9)});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().kind, ErrorKind::Usage);
+  EXPECT_NE(wrong.error().message.find("argument 0 has type funcref"), std::string::npos) << wrong.error().message;
+  auto null = h.store.call(*h.instance->get_export("apply"), std::vector<Value>{Value::null_ref(ValType::funcref()), Value::i32(9)});
+  ASSERT_FALSE(null.ok());
+  EXPECT_NE(null.error().message.find("(null)"), std::string::npos) << null.error().message;
+}
+
 WEFT_EXEC_TEST(Execution, RecursionAndLoops) {
   WatHarness h(tier(), R"((module
     (func $fib (export "fib") (param i32) (result i32)
