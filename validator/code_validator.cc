@@ -268,6 +268,7 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   num_params_ = uint32_t(num_locals);
   set_locals_.clear();
   init_log_.clear();
+  init_logged_ = 0;
   for (const LocalGroup& group : func.locals) {
     if (!ok || !(ok = check_valtype(group.type))) break;
     // A local of a type without a default value (a non-nullable reference)
@@ -356,7 +357,7 @@ inline bool CodeValidator::fast_block(Opcode op) {
     slots_ -= code_slots(TypeCode::I32);
   }
   ctrls_.push_back({op, sig, height_, slots_, false, false, ctrls_.back().scope, kNoScope,
-                    uint32_t(open_clauses_.size()), uint32_t(init_log_.size())});
+                    uint32_t(open_clauses_.size()), init_logged_});
   base_ = height_;
   if (op == Opcode::Loop) enter_loop();
   return true;
@@ -367,7 +368,7 @@ inline bool CodeValidator::fast_block(Opcode op) {
 // handles and the function end their clauses.)
 inline bool CodeValidator::fast_end() {
   const ControlFrame& frame = ctrls_.back();
-  if (frame.has_clauses() || init_log_.size() != frame.init_log_begin) return false;
+  if (frame.has_clauses() || init_logged_ != frame.init_log_begin) return false;
   if (frame.opcode == Opcode::If && !(frame.sig.params.types.empty() && frame.sig.results.types.empty()))
     return false;
   if (!frame_holds(frame, frame.sig.results) || !set_operands(frame, frame.sig.results)) return false;
@@ -380,7 +381,7 @@ inline bool CodeValidator::fast_end() {
 // The if frame becomes the else frame, with the params back as its operands.
 inline bool CodeValidator::fast_else() {
   ControlFrame& frame = ctrls_.back();
-  if (frame.opcode != Opcode::If || init_log_.size() != frame.init_log_begin || !frame_holds(frame, frame.sig.results) ||
+  if (frame.opcode != Opcode::If || init_logged_ != frame.init_log_begin || !frame_holds(frame, frame.sig.results) ||
       !set_operands(frame, frame.sig.params))
     return false;
   frame.opcode = Opcode::Else;
@@ -676,7 +677,7 @@ bool CodeValidator::push_ctrl(Opcode opcode, BlockSig sig) {
     scope = node;
   }
   ctrls_.push_back(
-      {opcode, sig, height_, slots_, false, false, scope, node, uint32_t(open_clauses_.size()), uint32_t(init_log_.size())});
+      {opcode, sig, height_, slots_, false, false, scope, node, uint32_t(open_clauses_.size()), init_logged_});
   base_ = height_;
   if (opcode == Opcode::Loop) enter_loop();
   push_all(sig.params);
@@ -691,7 +692,7 @@ bool CodeValidator::pop_ctrl(ControlFrame& out) {
                    " operand(s) left over at the end of the block");
   out = frame;
   if (frame.opcode == Opcode::Loop) leave_loop();
-  if (init_log_.size() != frame.init_log_begin) unset_locals_from(frame.init_log_begin);
+  if (init_logged_ != frame.init_log_begin) unset_locals_from(frame.init_log_begin);
   ctrls_.pop_back();
   base_ = ctrls_.empty() ? 0 : ctrls_.back().height;
   return true;
@@ -826,12 +827,11 @@ bool CodeValidator::table_immediates(const OpcodeInfo& info) {
 // ---------------------------------------------------------------------------
 // Hand-typed instructions
 
+bool CodeValidator::function_references_disabled(Opcode op) {
+  return invalid("function references are not enabled: " + std::string(opcode_info(op).text));
+}
+
 bool CodeValidator::special(Opcode op) {
-  const bool function_references_op = op == Opcode::CallRef || op == Opcode::ReturnCallRef ||
-                                      op == Opcode::RefAsNonNull || op == Opcode::BrOnNull ||
-                                      op == Opcode::BrOnNonNull;
-  if (function_references_op && !ctx_.options.enable_function_references)
-    return invalid("function references are not enabled: " + std::string(opcode_info(op).text));
   switch (op) {
     case Opcode::Unreachable: case Opcode::Block: case Opcode::Loop: case Opcode::If: case Opcode::Else:
     case Opcode::End: case Opcode::Br: case Opcode::BrIf: case Opcode::Return:
@@ -942,6 +942,7 @@ bool CodeValidator::call(Opcode op) {
     type_index = ctx_.function_types[func];
   } else if (op == Opcode::CallRef || op == Opcode::ReturnCallRef) {
     // The callee: a (ref null $t) on top of the arguments.
+    if (!ctx_.options.enable_function_references) return function_references_disabled(op);
     type_index = insn_.index;
     if (type_index >= module_.types.size()) return unknown("type", type_index);
     if (module_.types[type_index].is_fiber)
@@ -982,6 +983,7 @@ bool CodeValidator::call(Opcode op) {
 // br_on_null l:     [t* (ref null ht)] -> [t* (ref ht)], l takes [t*]
 // br_on_non_null l: [t* (ref null ht)] -> [t*], l takes [t* (ref ht)]
 bool CodeValidator::br_on_null(Opcode op) {
+  if (!ctx_.options.enable_function_references) return function_references_disabled(op);
   const uint32_t depth = insn_.index;
   if (!check_label(depth)) return false;
   const Types label = frame_at(depth).label_types();
@@ -1070,6 +1072,7 @@ bool CodeValidator::variable(Opcode op) {
   if (unset) {
     set_locals_.insert(index);
     init_log_.push_back(index);
+    ++init_logged_;
   }
   if (op == Opcode::LocalTee) push(t);
   return true;
@@ -1113,6 +1116,7 @@ bool CodeValidator::reference(Opcode op) {
       return true;
     }
     case Opcode::RefAsNonNull: {  // [(ref null ht)] -> [(ref ht)]
+      if (!ctx_.options.enable_function_references) return function_references_disabled(op);
       ValType v;
       if (!pop(v)) return false;
       if (is_unknown(v)) {

@@ -299,6 +299,7 @@ class CodeValidator {
   bool table_op(Opcode op);
   bool reference(Opcode op);
   bool br_on_null(Opcode op);  // br_on_null, br_on_non_null
+  bool function_references_disabled(Opcode op);  // the error (Config::enable_function_references off)
   // Fiber extension (code_validator_fibers.cc).
   bool fiber(Opcode op);
   bool event_clause();
@@ -359,9 +360,11 @@ class CodeValidator {
   uint32_t num_params_ = 0;
   std::unordered_set<uint32_t> set_locals_;
   std::vector<uint32_t> init_log_;
+  uint32_t init_logged_ = 0;  // init_log_.size(), kept apart for the block fast paths
   void unset_locals_from(uint32_t begin) {
     for (size_t i = begin; i < init_log_.size(); ++i) set_locals_.erase(init_log_[i]);
     init_log_.resize(begin);
+    init_logged_ = begin;
   }
   uint32_t slots_ = 0;
   uint32_t max_slots_ = 0;
