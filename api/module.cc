@@ -42,6 +42,7 @@ Result<WasmModule> validated(const Engine& engine, Module module, std::span<cons
   options.enable_simd = engine.config().enable_simd;
   options.enable_fibers = engine.config().enable_fibers;
   options.enable_function_references = engine.config().enable_function_references;
+  options.enable_multi_memory = engine.config().enable_multi_memory;
   options.binary_bodies_unchecked = decoded_with != nullptr;
   Result<validator::ValidationInfo> info = validator::validate_module(module, options);
   if (!info.ok()) {
@@ -67,6 +68,7 @@ Result<WasmModule> WasmModule::from_binary(const Engine& engine, std::span<const
   binary::DecodeOptions options;
   options.enable_simd = engine.config().enable_simd;
   options.enable_fibers = engine.config().enable_fibers;
+  options.enable_multi_memory = engine.config().enable_multi_memory;
   // Validation reads every body: the decoder does not read them first.
   options.defer_body_checks = true;
   WEFT_TRY_ASSIGN(Module module, binary::decode_module(bytes, options));

@@ -27,6 +27,7 @@ struct ExprContext {
   // The fiber extension: 0xFA-prefixed instructions, fiber value types in
   // block types and `select t*`, fiber heap types in `ref.null`.
   bool enable_fibers = true;
+  bool enable_multi_memory = true;  // memory indices in instructions (ReaderFeatures::multi_memory)
   // memory.init and data.drop are malformed without a DataCount section, so a
   // single pass can size the data index space (function bodies only).
   bool check_data_count = false;

@@ -18,6 +18,8 @@ struct DecodeOptions {
   // `0x63/0x64 heaptype` value types, the tag section, import/export kind 0x04
   // and 0xFA-prefixed instructions. Off: all of those are malformed (Wasm 2.0).
   bool enable_fibers = true;
+  // Multi-memory (Wasm 3.0): memory indices in instructions (ReaderFeatures::multi_memory).
+  bool enable_multi_memory = true;
   // Leave the instruction-level rules of function bodies (each instruction
   // well-formed, blocks closed, the body ending at its size, the data count
   // section before memory.init/data.drop) unchecked: validation reads every

@@ -82,6 +82,7 @@ struct ModuleDecoder {
     ExprContext ctx;
     ctx.enable_simd = options.enable_simd;
     ctx.enable_fibers = options.enable_fibers;
+    ctx.enable_multi_memory = options.enable_multi_memory;
     return ctx;
   }
   bool const_expr(Reader& r, ConstExpr& out);

@@ -239,6 +239,25 @@ bool InstructionReader::select_types(Instruction& out) {
   return true;
 }
 
+bool InstructionReader::memarg_memory(const uint8_t* flags_at, uint32_t flags, const uint8_t*& p, Instruction& out) {
+  out.align = flags;
+  out.memory = 0;
+  if (!features_.multi_memory) return true;  // an alignment the validator rejects
+  if (flags >= 0x80) return fail_at(flags_at, "malformed memop flags");
+  out.align = flags - 0x40;
+  return leb32<false>(p, out.memory);
+}
+
+bool InstructionReader::memory_index(uint32_t& out) {
+  if (features_.multi_memory) return u32(out);
+  // Wasm 2.0 reserves one 0x00 byte, not a LEB that happens to be zero.
+  out = 0;
+  if (p_ == end_) return fail_eof();
+  if (*p_ != 0) return fail_at(p_, "zero byte expected");
+  ++p_;
+  return true;
+}
+
 bool InstructionReader::prefixed_instruction(Instruction& out) {
   const uint8_t* const at = p_++;
   return prefixed_opcode(at, out.op) && immediates(kImmediateKind[size_t(out.op)], out);
@@ -262,7 +281,7 @@ bool InstructionReader::immediates(ImmKind kind, Instruction& out) {
     }
     case ImmKind::BlockType: return block_type(out.block);
     case ImmKind::BrTable: return br_table(out);
-    case ImmKind::MemIdx: out.index = 0; return zero_byte();
+    case ImmKind::MemIdx: return memory_index(out.memory);
     case ImmKind::I64: {
       int64_t v;
       if (!s64(v)) return false;
@@ -285,8 +304,8 @@ bool InstructionReader::immediates(ImmKind kind, Instruction& out) {
     }
     case ImmKind::SelectT: return select_types(out);
     case ImmKind::HeapType: return ref_null_type(out.heap_type);
-    case ImmKind::MemoryInit: return u32(out.index) && zero_byte();
-    case ImmKind::MemoryCopy: out.index = 0; return zero_byte() && zero_byte();
+    case ImmKind::MemoryInit: return u32(out.index) && memory_index(out.memory);
+    case ImmKind::MemoryCopy: return memory_index(out.memory) && memory_index(out.memory2);
     case ImmKind::V128:
     case ImmKind::Shuffle: return bytes(16, out.bytes16);
     case ImmKind::Lane: {

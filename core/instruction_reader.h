@@ -41,10 +41,15 @@ struct Instruction {
   //   LabelIdx FuncIdx LocalIdx GlobalIdx TableIdx DataIdx ElemIdx TagIdx TypeIdx: index
   //   CallIndirect: index = type, index2 = table    TableInit: index = elem, index2 = table
   //   TableCopy: index = destination, index2 = source    TypeTag: index = fiber type, index2 = tag
-  //   MemoryInit: index = data segment    MemIdx, MemoryCopy: index = 0 (the memory bytes)
+  //   MemoryInit: index = data segment
   uint32_t index = 0;
   uint32_t index2 = 0;
   uint32_t align = 0;       // Memarg, MemargLane: alignment exponent
+  // The memory of Memarg, MemargLane, MemIdx, MemoryInit; MemoryCopy's
+  // destination (memory2 its source). 0 unless the code names another
+  // (multi-memory: memarg flag bit 6, or a non-zero index byte).
+  uint32_t memory = 0;
+  uint32_t memory2 = 0;
   uint64_t mem_offset = 0;  // Memarg, MemargLane: the offset
   uint8_t lane = 0;         // Lane, MemargLane
   uint64_t bits = 0;        // I32, I64, F32, F64: the bit pattern, zero-extended
@@ -60,10 +65,25 @@ struct Instruction {
   uint64_t f64_bits() const { return bits; }
 };
 
+// Whether an instruction of immediate kind `kind` (its opcode's) names a
+// memory other than memory 0 (multi-memory).
+inline bool names_other_memory(ImmKind kind, const Instruction& in) {
+  switch (kind) {
+    case ImmKind::Memarg: case ImmKind::MemargLane: case ImmKind::MemIdx: case ImmKind::MemoryInit:
+      return in.memory != 0;
+    case ImmKind::MemoryCopy: return (in.memory | in.memory2) != 0;
+    default: return false;
+  }
+}
+
 // What the code may contain besides Wasm 2.0 without SIMD.
 struct ReaderFeatures {
   bool simd = true;    // 0xFD opcodes and the value type v128
   bool fibers = true;  // 0xFA opcodes, fiber value and heap types (docs/fibers.md §4)
+  // Memory indices (Wasm 3.0): a u32 after memarg flag bit 6 and in
+  // memory.size/grow/fill/init/copy. Off: Wasm 2.0's one 0x00 byte there,
+  // and flags are only the alignment.
+  bool multi_memory = true;
 };
 
 class InstructionReader {
@@ -140,17 +160,28 @@ class InstructionReader {
     return true;
   }
   inline bool bytes(size_t n, const uint8_t*& out);
-  inline bool zero_byte();
   bool leb_slow(int kind, int64_t& out);  // the exact core/leb128 rules, for multi-byte LEBs
   inline bool leb64_fast(int64_t& out);
   bool s64(int64_t& out) { return leb64_fast(out) || leb_slow(kS64, out); }
   bool s33(int64_t& out);
+  // Flags below 64 are the alignment of memory 0; bit 6 says a memory index
+  // follows (multi-memory); flags from 128 on are malformed.
   bool memarg(const uint8_t*& p, Instruction& out) {
-    uint32_t offset;
-    if (!leb32<false>(p, out.align) || !leb32<false>(p, offset)) return false;
+    uint32_t offset, flags;
+    const uint8_t* const flags_at = p;
+    if (!leb32<false>(p, flags)) return false;
+    if (flags < 0x40) [[likely]] {
+      out.align = flags;  // (adjacent: one store for both)
+      out.memory = 0;
+    } else if (!memarg_memory(flags_at, flags, p, out)) {
+      return false;
+    }
+    if (!leb32<false>(p, offset)) return false;
     out.mem_offset = offset;
     return true;
   }
+  bool memarg_memory(const uint8_t* flags_at, uint32_t flags, const uint8_t*& p, Instruction& out);
+  bool memory_index(uint32_t& out);
   bool memarg(Instruction& out) { return memarg(p_, out); }
   bool vec_count(uint32_t& out);
   bool block_type(BlockType& out);
@@ -241,14 +272,6 @@ inline bool InstructionReader::bytes(size_t n, const uint8_t*& out) {
   if (size_t(end_ - p_) < n) return fail_eof();
   out = p_;
   p_ += n;
-  return true;
-}
-
-// A reserved memory index is one 0x00 byte, not a LEB that happens to be zero.
-inline bool InstructionReader::zero_byte() {
-  if (p_ == end_) return fail_eof();
-  if (*p_ != 0) return fail_at(p_, "zero byte expected");
-  ++p_;
   return true;
 }
 

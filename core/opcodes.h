@@ -22,16 +22,16 @@ enum class ImmKind : uint8_t {
   GlobalIdx,     // u32
   TableIdx,      // u32
   Memarg,        // align u32, offset u32
-  MemIdx,        // one byte, must be 0x00 (memory.size/grow/fill)
+  MemIdx,        // memidx u32 (memory.size/grow/fill; one 0x00 byte before multi-memory)
   I32,           // s32
   I64,           // s64
   F32,           // 4 bytes
   F64,           // 8 bytes
   SelectT,       // vec(valtype)
   HeapType,      // reftype byte (0x70 / 0x6F)
-  MemoryInit,    // dataidx u32, memory byte 0x00
+  MemoryInit,    // dataidx u32, memidx u32
   DataIdx,       // u32
-  MemoryCopy,    // two memory bytes 0x00 0x00
+  MemoryCopy,    // destination memidx u32, source memidx u32
   TableInit,     // elemidx u32, tableidx u32
   ElemIdx,       // u32
   TableCopy,     // dst tableidx u32, src tableidx u32

@@ -860,6 +860,16 @@ Result<void> Translator::run() {
       }
       if (!((op == Opcode::Else || op == Opcode::Event) && skip_depth_ == 0) && op != Opcode::End) continue;
     }
+    // Multi-memory: the handlers read the base and size cached for memory 0;
+    // an instruction on memory k runs between IUseMemory k and IUseMemory0,
+    // so memory 0's code is what it was. memory.grow and a copy between two
+    // memories name theirs in the code instead.
+    const bool other_memory = names_other_memory(info.immediate, in) && op != Opcode::MemoryGrow &&
+                              !(op == Opcode::MemoryCopy && in.memory != in.memory2);
+    if (other_memory) {
+      emit_op(IOp::IUseMemory);
+      emit_ptr(inst_.memories[in.memory]);
+    }
     switch (op) {
       case Opcode::Unreachable:
         emit_op(IOp::ITrap);
@@ -1065,7 +1075,12 @@ Result<void> Translator::run() {
         break;
       case Opcode::MemoryGrow: {
         Entry d = pop();
-        emit_producer(IOp::IMemoryGrow, {d.slot}, 1);
+        if (in.memory == 0) {
+          emit_producer(IOp::IMemoryGrow, {d.slot}, 1);
+        } else {
+          const uint64_t memory = reinterpret_cast<uint64_t>(inst_.memories[in.memory]);
+          emit_producer(IOp::IMemoryGrowIn, {d.slot, uint32_t(memory), uint32_t(memory >> 32)}, 1);
+        }
         break;
       }
       case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
@@ -1093,8 +1108,12 @@ Result<void> Translator::run() {
       case Opcode::MemoryCopy: {
         Entry n = pop(), s = pop(), d = pop();
         emit_fuel_bulk(n, runtime::fuel::kMemoryBytesShift);
-        emit_op(IOp::IMemoryCopy);
+        emit_op(in.memory == in.memory2 ? IOp::IMemoryCopy : IOp::IMemoryCopyBetween);
         emit(d.slot); emit(s.slot); emit(n.slot);
+        if (in.memory != in.memory2) {
+          emit_ptr(inst_.memories[in.memory]);
+          emit_ptr(inst_.memories[in.memory2]);
+        }
         break;
       }
       case Opcode::MemoryFill: {
@@ -1202,6 +1221,7 @@ Result<void> Translator::run() {
         break;
       }
     }
+    if (other_memory) emit_op(IOp::IUseMemory0);
   }
   return {};
 }

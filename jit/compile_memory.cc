@@ -1,6 +1,8 @@
 // Linear memory: loads and stores — unchecked in a guard region
 // (jit/guard_regions.h), else with explicit bounds checks against the
 // cached size (Registers::kMemorySize), memory.size, memory.grow (runtime helper).
+// Memory 0 lives in the pinned registers; another memory (multi-memory) is
+// loaded from its MemoryInstance at each access and always bounds-checked.
 #include "jit/compiler.h"
 #include "jit/context.h"
 #include "runtime/fuel.h"
@@ -39,6 +41,11 @@ std::optional<Access> access_of(Opcode op) {
 
 // 32-bit loads that sign-extend must leave a zero-extended i32.
 bool is_i32_signed_load(Opcode op) { return op == Opcode::I32Load8S || op == Opcode::I32Load16S; }
+
+template <typename Field>
+int32_t field_offset(const runtime::MemoryInstance* m, const Field* field) {
+  return int32_t(reinterpret_cast<const char*>(field) - reinterpret_cast<const char*>(m));
+}
 
 }  // namespace
 
@@ -83,7 +90,20 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       masm_.int_op(IntOp::Add, true, addr, kScratch);
       disp = 0;
     }
-    if (guarded_memory_) {
+    Reg base = Registers::kMemoryBase;
+    if (imm.memory != 0) {
+      // base and size of memory k into two registers; the size is free again after the check.
+      const runtime::MemoryInstance* m = instance_.memories[imm.memory];
+      base = alloc_reg();
+      const Reg size = alloc_reg();
+      masm_.move_imm(base, reinterpret_cast<uint64_t>(m));
+      masm_.load64(size, base, field_offset(m, &m->size_bytes));
+      masm_.load64(base, base, field_offset(m, &m->data));
+      masm_.address_of(kScratch, addr, disp + int32_t(access->bytes));
+      masm_.compare(true, kScratch, size);
+      masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+      free_reg(size);
+    } else if (guarded_memory_) {
       // Any zext(addr) + offset + bytes lies inside the guard region: out of
       // bounds faults, and the handler resumes at this function's trap stub.
       if (!has_memory_trap_) {
@@ -96,29 +116,36 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
     }
     if (access->store && fp_value) {
-      masm_.fp_store_mem(f64, Registers::kMemoryBase, addr, disp, fp);
+      masm_.fp_store_mem(f64, base, addr, disp, fp);
       free_reg(addr);
       free_fp(fp);
     } else if (access->store) {
-      masm_.store_mem(access->width, Registers::kMemoryBase, addr, disp, value);
+      masm_.store_mem(access->width, base, addr, disp, value);
       free_reg(addr);
       free_reg(value);
     } else if (fp_value) {
       fp = alloc_fp();
-      masm_.fp_load_mem(f64, fp, Registers::kMemoryBase, addr, disp);
+      masm_.fp_load_mem(f64, fp, base, addr, disp);
       free_reg(addr);
       push_fp(fp);
     } else {
-      masm_.load_mem(access->width, addr, Registers::kMemoryBase, addr, disp);
+      masm_.load_mem(access->width, addr, base, addr, disp);
       if (is_i32_signed_load(op)) masm_.zero_extend32(addr, addr);
       push_reg(addr);
     }
+    if (base != Registers::kMemoryBase) free_reg(base);
     return {};
   }
   switch (op) {
     case Opcode::MemorySize: {
       Reg r = alloc_reg();
-      masm_.move(r, Registers::kMemorySize);
+      if (imm.memory == 0) {
+        masm_.move(r, Registers::kMemorySize);
+      } else {
+        const runtime::MemoryInstance* m = instance_.memories[imm.memory];
+        masm_.move_imm(r, reinterpret_cast<uint64_t>(m));
+        masm_.load64(r, r, field_offset(m, &m->size_bytes));
+      }
       masm_.shift_imm(ShiftOp::ShrU, true, r, 16);
       push_reg(r);
       return {};
@@ -128,16 +155,17 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       spill_all();
       masm_.zero_extend32(kArg[1], delta);
       free_reg(delta);
-      masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(memory_));
+      masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(memory_at(imm.memory)));
       masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_memory_grow));
-      reload_after_call();
+      reload_after_call();  // memory 0's registers too: memory k may be memory 0 imported twice
       push_reg(Registers::kReturn);
       return {};
     }
     case Opcode::MemoryInit:
       spill_all();
       charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift);
-      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_init), memory_, &instance_.datas[imm.index], 3, 0);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_init), memory_at(imm.memory),
+                &instance_.datas[imm.index], 3, 0);
       return {};
     case Opcode::DataDrop:
       call_bulk(reinterpret_cast<const void*>(&weft_jit_data_drop), &instance_.datas[imm.index], nullptr, 0, 0);
@@ -145,12 +173,13 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
     case Opcode::MemoryCopy:
       spill_all();
       charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift);
-      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_copy), memory_, nullptr, 3, 0);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_copy), memory_at(imm.memory), memory_at(imm.memory2),
+                3, 0);
       return {};
     case Opcode::MemoryFill:
       spill_all();
       charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift);
-      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_fill), memory_, nullptr, 3, 0);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_fill), memory_at(imm.memory), nullptr, 3, 0);
       return {};
     default:
       handled = false;

@@ -243,6 +243,10 @@ class FunctionCompiler {
   void push_slots(uint32_t count);  // results a call or label left in canonical slots
   void truncate(uint32_t new_height);
   void reload_memory();
+  // Memory `index` of the instance (memory 0: the one in the pinned registers).
+  runtime::MemoryInstance* memory_at(uint32_t index) const {
+    return index == 0 ? memory_ : instance_.memories[index];
+  }
   Reg pop_address();  // compile_memory.cc
   Label trap_label(runtime::TrapKind kind);
 

@@ -103,7 +103,7 @@ runtime::FuncInstance* weft_jit_resolve_indirect(JitContext* ctx, runtime::FuncI
 using BulkHelper = uint32_t (*)(void* a, void* b, uint64_t* operands);
 uint32_t weft_jit_memory_init(void* memory, void* data, uint64_t* operands);
 uint32_t weft_jit_data_drop(void* data, void*, uint64_t* operands);
-uint32_t weft_jit_memory_copy(void* memory, void*, uint64_t* operands);
+uint32_t weft_jit_memory_copy(void* memory, void* source_memory, uint64_t* operands);
 uint32_t weft_jit_memory_fill(void* memory, void*, uint64_t* operands);
 uint32_t weft_jit_table_get(void* table, void*, uint64_t* operands);
 uint32_t weft_jit_table_set(void* table, void*, uint64_t* operands);

@@ -129,11 +129,12 @@ uint32_t weft_jit_data_drop(void* data, void*, uint64_t*) {
   return 0;
 }
 
-uint32_t weft_jit_memory_copy(void* memory, void*, uint64_t* operands) {
-  auto* m = static_cast<runtime::MemoryInstance*>(memory);
+uint32_t weft_jit_memory_copy(void* memory, void* source_memory, uint64_t* operands) {
+  auto* to = static_cast<runtime::MemoryInstance*>(memory);
+  auto* from = static_cast<runtime::MemoryInstance*>(source_memory);
   uint64_t dst = u32_operand(operands, 0), src = u32_operand(operands, 1), len = u32_operand(operands, 2);
-  if (src + len > m->size_bytes || dst + len > m->size_bytes) return trap_code(runtime::TrapKind::MemoryOutOfBounds);
-  if (len) std::memmove(m->data + dst, m->data + src, len);
+  if (src + len > from->size_bytes || dst + len > to->size_bytes) return trap_code(runtime::TrapKind::MemoryOutOfBounds);
+  if (len) std::memmove(to->data + dst, from->data + src, len);
   return 0;
 }
 

@@ -323,6 +323,16 @@ bool ModuleParser::parse_local(uint32_t& index) {
 
 // memarg ::= ('offset=' u32)? ('align=' u32)?, align a power of two stored as log2.
 bool ModuleParser::parse_memarg(const OpcodeInfo& info) {
+  // An optional memory index first (multi-memory). Before a lane index, a
+  // lone number is the lane: it is the memory only when another follows.
+  uint32_t memory = 0;
+  const bool lane_follows = info.immediate == ImmKind::MemargLane;
+  if (peek().kind == TokKind::Id || (at_index() && (!lane_follows || at_index(1) ||
+                                                    (peek(1).kind == TokKind::Atom &&
+                                                     (text(peek(1)).starts_with("offset=") ||
+                                                      text(peek(1)).starts_with("align=")))))) {
+    if (!parse_index(Space::Memory, memory)) return false;
+  }
   uint64_t offset = 0;
   uint32_t align_log2 = uint32_t(std::countr_zero(unsigned(info.mem_bytes)));
   auto value_of = [&](std::string_view prefix, uint64_t& v) -> int {  // 1 parsed, 0 absent, -1 error
@@ -346,7 +356,12 @@ bool ModuleParser::parse_memarg(const OpcodeInfo& info) {
       return fail(align_token, "alignment must be a power of two");
     align_log2 = uint32_t(std::countr_zero(align));
   }
-  emit_u32(align_log2);
+  if (memory != 0) {
+    emit_u32(align_log2 | 0x40);  // flag bit 6: a memory index follows
+    emit_u32(memory);
+  } else {
+    emit_u32(align_log2);
+  }
   write_leb_u64(*out_, offset);
   return true;
 }
@@ -471,9 +486,12 @@ bool ModuleParser::parse_immediates(Opcode op) {
     }
     case ImmKind::Memarg:
       return parse_memarg(info);
-    case ImmKind::MemIdx:
-      out_->push_back(0x00);
+    case ImmKind::MemIdx: {
+      uint32_t memory = 0;
+      if (at_index() && !parse_index(Space::Memory, memory)) return false;
+      emit_u32(memory);
       return true;
+    }
     case ImmKind::I32:
     case ImmKind::I64: {
       const Token& t = peek();
@@ -530,17 +548,24 @@ bool ModuleParser::parse_immediates(Opcode op) {
     }
     case ImmKind::MemoryInit:
     case ImmKind::DataIdx: {
-      uint32_t d;
+      // memory.init takes `memidx? dataidx`: with two indices the first is the memory.
+      uint32_t memory = 0, d;
+      if (info.immediate == ImmKind::MemoryInit && at_index() && at_index(1) &&
+          !parse_index(Space::Memory, memory))
+        return false;
       if (!parse_index(Space::Data, d)) return false;
       emit_u32(d);
-      if (info.immediate == ImmKind::MemoryInit) out_->push_back(0x00);
+      if (info.immediate == ImmKind::MemoryInit) emit_u32(memory);
       uses_data_count_ = true;  // these need the DataCount section in binary
       return true;
     }
-    case ImmKind::MemoryCopy:
-      out_->push_back(0x00);
-      out_->push_back(0x00);
+    case ImmKind::MemoryCopy: {
+      uint32_t dst = 0, src = 0;
+      if (at_index() && (!parse_index(Space::Memory, dst) || !parse_index(Space::Memory, src))) return false;
+      emit_u32(dst);
+      emit_u32(src);
       return true;
+    }
     case ImmKind::TableInit: {
       uint32_t table = 0, elem;
       if (at_index() && at_index(1) && !parse_index(Space::Table, table)) return false;

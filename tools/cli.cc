@@ -78,6 +78,8 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
   command.add_flag("--disable-function-references", limits.disable_function_references,
                    "Reject Wasm 3.0's typed function references (call_ref, (ref $t) of function types, "
                    "non-nullable locals): the fiber extension's version 1 typing");
+  command.add_flag("--disable-multi-memory", limits.disable_multi_memory,
+                   "Reject Wasm 3.0's multiple memories: at most one memory per module (Wasm 2.0)");
 }
 
 Config make_config(const std::string& tier, const LimitArgs& limits) {
@@ -90,6 +92,7 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.fiber_stack_size) config.fiber_stack_size = *limits.fiber_stack_size;
   if (limits.disable_fibers) config.enable_fibers = false;
   if (limits.disable_function_references) config.enable_function_references = false;
+  if (limits.disable_multi_memory) config.enable_multi_memory = false;
   if (limits.value_stack_bytes) config.value_stack_bytes = *limits.value_stack_bytes;
   if (limits.enable_simd) config.enable_simd = *limits.enable_simd;
   config.eager_compilation = limits.compile == "eager";

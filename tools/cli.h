@@ -45,6 +45,7 @@ struct LimitArgs {
   std::optional<uint64_t> fiber_stack_size;  // bytes per started fiber
   bool disable_fibers = false;               // strict Wasm 2.0: no 0xFA/0x5C/… encodings
   bool disable_function_references = false;  // no Wasm 3.0 typed function references
+  bool disable_multi_memory = false;          // at most one memory per module (Wasm 2.0)
   // Set only through wasmtime's -W keys (max-wasm-stack, simd), see cmd_run.cc.
   std::optional<uint64_t> value_stack_bytes;
   std::optional<bool> enable_simd;

@@ -107,6 +107,9 @@ const OptionKey<WasmOptionSettings> kWasmKeys[] = {
        s.value_stack_bytes = bytes;
        return {};
      }},
+    {"multi-memory", "[=y|n]",
+     "Wasm 3.0's multiple memories per module (on by default; =n is --disable-multi-memory)",
+     set_feature<&WasmOptionSettings::multi_memory>},
     {"simd", "[=y|n]", "the SIMD instructions and v128 (on by default)", set_feature<&WasmOptionSettings::simd>},
     {"stack-switching", "[=y|n]",
      "weft's fiber extension, its own stack-switching design (on by default; =n is --disable-fibers)",

@@ -25,6 +25,7 @@ struct WasmOptionSettings {
   std::optional<bool> simd;
   std::optional<bool> fibers;  // stack-switching / fibers: weft's fiber extension
   std::optional<bool> function_references;  // Wasm 3.0 typed function references
+  std::optional<bool> multi_memory;         // Wasm 3.0 multiple memories
   std::optional<std::chrono::milliseconds> timeout;  // interrupt the run after this long
 };
 

@@ -180,7 +180,8 @@ static_assert(std::none_of(std::begin(kRows), std::begin(kRows) + size_t(kFirstF
 
 CodeValidator::CodeValidator(const ModuleContext& ctx) : ctx_(ctx), module_(ctx.module) {
   grow();  // the fast paths read the stack's padding from the start
-  has_memory_ = ctx.num_memories > 0;
+  num_memories_ = ctx.num_memories;
+  memarg_fast_bias_ = ctx.num_memories > 0 ? 0 : uint64_t(1) << 40;
   disabled_features_ = uint8_t((ctx.options.enable_simd ? 0 : kSimdFeature) |
                                (ctx.options.enable_fibers ? 0 : kFiberFeature));
   // Every type's codes, stored once: calls and type-indexed block types use them.
@@ -227,7 +228,8 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   func_index_ = ctx_.num_functions() - uint32_t(module_.functions.size()) + defined_index;
   // SIMD and fiber opcodes decode regardless of the options, so that run() can
   // say which feature is disabled rather than "illegal opcode".
-  reader_.reset(func.body, ReaderFeatures{.simd = true, .fibers = true});
+  reader_.reset(func.body,
+                ReaderFeatures{.simd = true, .fibers = true, .multi_memory = ctx_.options.enable_multi_memory});
   instr_offset_ = 0;
   height_ = 0;
   base_ = 0;
@@ -451,7 +453,7 @@ bool CodeValidator::run() {
     // reach a limit) or leaves every state untouched for the general path.
     switch (row.rule) {
       case Rule::Memarg:
-        if (!has_memory_ || insn_.align > row.max_align) break;
+        if (memarg_fast_key() + memarg_fast_bias_ > row.max_align) break;
         uses_memory_ = true;
         [[fallthrough]];
       case Rule::Plain: {
@@ -737,13 +739,13 @@ bool CodeValidator::block_sig(const BlockType& block, BlockSig& out) {
 
 bool CodeValidator::check_label(uint32_t depth) { return depth < ctrls_.size() || unknown("label", depth); }
 
-bool CodeValidator::check_memory() {
+bool CodeValidator::check_memory(uint32_t index) {
   uses_memory_ = true;
-  return ctx_.num_memories > 0 || invalid("unknown memory 0");
+  return index < num_memories_ || unknown("memory", index);
 }
 
 bool CodeValidator::check_memarg(uint32_t natural_bytes) {
-  if (!check_memory()) return false;
+  if (!check_memory(insn_.memory)) return false;
   if (insn_.align >= 32 || (uint64_t(1) << insn_.align) > natural_bytes)
     return invalid("alignment must not be larger than natural");
   return true;
@@ -796,8 +798,9 @@ bool CodeValidator::table_immediates(const OpcodeInfo& info) {
         if (in.bytes16[i] >= 32) return invalid("invalid lane index");
       }
       return true;
-    case ImmKind::MemIdx: case ImmKind::MemoryCopy: return check_memory();
-    case ImmKind::MemoryInit: return check_memory() && check_data(in.index);
+    case ImmKind::MemIdx: return check_memory(in.memory);
+    case ImmKind::MemoryCopy: return check_memory(in.memory) && check_memory(in.memory2);
+    case ImmKind::MemoryInit: return check_memory(in.memory) && check_data(in.index);
     case ImmKind::DataIdx: return check_data(in.index);
     case ImmKind::ElemIdx: return check_elem(in.index);
     case ImmKind::TableIdx: return check_table(in.index);

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <span>
 #include <string>
@@ -254,7 +257,7 @@ class CodeValidator {
   bool check_fiber_type(uint32_t index);
   bool check_label(uint32_t depth);
   bool check_memarg(uint32_t natural_bytes);
-  bool check_memory();
+  bool check_memory(uint32_t index);
   bool check_table(uint32_t index);
   bool check_elem(uint32_t index);
   bool check_data(uint32_t index);
@@ -379,7 +382,18 @@ class CodeValidator {
   std::vector<TypeCode> sig_codes_;
   std::vector<TypeCode> global_codes_;
   std::vector<TypeCode> mutable_global_codes_;  // Unknown for immutable globals
-  bool has_memory_ = false;
+  uint32_t num_memories_ = 0;
+  // The memarg fast path takes memory 0 with an alignment up to the row's: the
+  // alignment and the memory index read as one number (memory in the high
+  // half), plus 2^40 when the module has no memory so that it never fits.
+  uint64_t memarg_fast_bias_ = 0;
+  uint64_t memarg_fast_key() const {
+    static_assert(offsetof(Instruction, memory) == offsetof(Instruction, align) + 4 &&
+                  std::endian::native == std::endian::little);
+    uint64_t key;
+    std::memcpy(&key, &insn_.align, 8);
+    return key;
+  }
   uint8_t disabled_features_ = 0;  // kSimdFeature | kFiberFeature (code_validator.cc)
 
   // Fiber extension: handler scopes (see ScopeNode).

@@ -189,8 +189,8 @@ Result<void> build_index_spaces(ModuleContext& ctx) {
     WEFT_TRY(check_memory_type(memory.type, entity("memory", ctx.num_memories)));
     ++ctx.num_memories;
   }
-  // Wasm 2.0 has one memory; its instructions encode the index as a 0x00 byte.
-  if (ctx.num_memories > 1) return module_error("multiple memories");
+  // Wasm 2.0 has one memory; more are Wasm 3.0's multi-memory.
+  if (ctx.num_memories > 1 && !ctx.options.enable_multi_memory) return module_error("multiple memories");
   for (const Tag& tag : m.tags) {
     WEFT_TRY(check_tag_type(ctx, tag.type_index, entity("tag", ctx.tag_types.size())));
     ctx.tag_types.push_back(tag.type_index);

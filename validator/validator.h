@@ -76,6 +76,7 @@ struct ValidateOptions {
   bool enable_simd = true;
   bool enable_fibers = true;  // fiber extension: fiber types and refs, tags, 0xFA instructions
   bool enable_function_references = true;  // Wasm 3.0 typed function references (Config)
+  bool enable_multi_memory = true;         // Wasm 3.0 multiple memories (Config)
   // The module was decoded with binary::DecodeOptions::defer_body_checks:
   // memory.init and data.drop then fail without a data count section (a
   // malformed-binary rule the decoder did not check; the caller finds the

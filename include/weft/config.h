@@ -21,6 +21,10 @@ struct Config {
   // an initializer. Off: the fiber extension's version 1 restrictions
   // (typed references name fiber types only; locals and tables nullable).
   bool enable_function_references = true;
+  // Multiple memories (Wasm 3.0): a module may define and import several
+  // memories, and instructions name one by index. Off: at most one memory,
+  // "multiple memories" otherwise (Wasm 2.0).
+  bool enable_multi_memory = true;
   // Wasm call depth before "call stack exhausted", counted per context: the
   // thread's own stack (all frames of nested host → Wasm entries) and each
   // fiber's stack separately. A fiber's depth is also bounded by its stack

@@ -331,20 +331,30 @@ TEST(DecodeCode, IllegalOpcodes) {
 }
 
 TEST(DecodeCode, ZeroBytes) {
+  // Wasm 2.0 (multi-memory off): each memory index is one 0x00 byte.
+  DecodeOptions wasm2;
+  wasm2.enable_multi_memory = false;
   const Bytes mem = memory_section();
-  EXPECT_TRUE(Malformed(func_module({0x3F, 0x01, 0x1A, 0x0B}, {mem}), "zero byte expected"));
-  EXPECT_TRUE(Malformed(func_module({0x3F, 0x80, 0x00, 0x1A, 0x0B}, {mem}), "zero byte expected"));
-  EXPECT_TRUE(Malformed(func_module({0x41, 0x00, 0x40, 0x01, 0x1A, 0x0B}, {mem}), "zero byte expected"));
+  EXPECT_TRUE(Malformed(func_module({0x3F, 0x01, 0x1A, 0x0B}, {mem}), "zero byte expected", wasm2));
+  EXPECT_TRUE(Malformed(func_module({0x3F, 0x80, 0x00, 0x1A, 0x0B}, {mem}), "zero byte expected", wasm2));
+  EXPECT_TRUE(Malformed(func_module({0x41, 0x00, 0x40, 0x01, 0x1A, 0x0B}, {mem}), "zero byte expected", wasm2));
   EXPECT_TRUE(Malformed(func_module({0x41, 0x00, 0x40, 0x80, 0x80, 0x80, 0x80, 0x00, 0x1A, 0x0B}, {mem}),
-                        "zero byte expected"));
+                        "zero byte expected", wasm2));
   const Bytes three_args = {0x41, 0x00, 0x41, 0x00, 0x41, 0x00};
-  EXPECT_TRUE(Malformed(func_module(cat({three_args, {0xFC, 0x0B, 0x01, 0x0B}}), {mem}), "zero byte expected"));
-  EXPECT_TRUE(Malformed(func_module(cat({three_args, {0xFC, 0x0A, 0x00, 0x01, 0x0B}}), {mem}), "zero byte expected"));
-  EXPECT_TRUE(Malformed(func_module(cat({three_args, {0xFC, 0x0A, 0x01, 0x00, 0x0B}}), {mem}), "zero byte expected"));
+  EXPECT_TRUE(Malformed(func_module(cat({three_args, {0xFC, 0x0B, 0x01, 0x0B}}), {mem}), "zero byte expected", wasm2));
+  EXPECT_TRUE(Malformed(func_module(cat({three_args, {0xFC, 0x0A, 0x00, 0x01, 0x0B}}), {mem}), "zero byte expected", wasm2));
+  EXPECT_TRUE(Malformed(func_module(cat({three_args, {0xFC, 0x0A, 0x01, 0x00, 0x0B}}), {mem}), "zero byte expected", wasm2));
   EXPECT_TRUE(Malformed(func_module(cat({three_args, {0xFC, 0x08, 0x00, 0x01, 0x0B}}), {mem, section(12, {0x01})}),
-                        "zero byte expected"));
+                        "zero byte expected", wasm2));
   // Operand counts are the validator's business.
   EXPECT_TRUE(decode_module(func_module(cat({three_args, {0xFC, 0x0B, 0x00, 0xFC, 0x0A, 0x00, 0x00, 0x0B}}), {mem})).ok());
+  // Multi-memory (the default): the same bytes are memory indices, which the
+  // validator checks; padded zeros are zeros.
+  EXPECT_TRUE(decode_module(func_module({0x3F, 0x01, 0x1A, 0x0B}, {mem})).ok());
+  EXPECT_TRUE(decode_module(func_module({0x41, 0x00, 0x40, 0x80, 0x80, 0x80, 0x80, 0x00, 0x1A, 0x0B}, {mem})).ok());
+  EXPECT_TRUE(decode_module(func_module(cat({three_args, {0xFC, 0x0A, 0x01, 0x02, 0x0B}}), {mem})).ok());
+  EXPECT_TRUE(Malformed(func_module({0x41, 0x00, 0x28, 0x80, 0x01, 0x00, 0x00, 0x1A, 0x0B}, {mem}),
+                        "malformed memop flags"));
 }
 
 TEST(DecodeCode, DataCountRequired) {

@@ -165,9 +165,40 @@ TEST(InstructionReader, ErrorsHaveTheSpecWordingAndOffset) {
   EXPECT_FALSE(bad_sign.ok);
   EXPECT_STREQ(bad_sign.error, "integer too large");
 
-  Read zero = read_one({0x3F, 0x01});  // memory.size with a memory byte other than 0
+  // Without multi-memory, memory.size's memory index is one 0x00 byte.
+  const ReaderFeatures wasm2{.simd = true, .fibers = true, .multi_memory = false};
+  Read zero = read_one({0x3F, 0x01}, wasm2);
   EXPECT_FALSE(zero.ok);
   EXPECT_STREQ(zero.error, "zero byte expected");
+  EXPECT_FALSE(read_one({0x3F, 0x80, 0x00}, wasm2).ok);  // not a LEB that happens to be zero
+  // With it (the default), a u32: memory 1, and a padded 0.
+  Read memory1 = read_one({0x3F, 0x01});
+  ASSERT_TRUE(memory1.ok);
+  EXPECT_EQ(memory1.insn.memory, 1u);
+  EXPECT_TRUE(read_one({0x3F, 0x80, 0x00}).ok);
+
+  Read flags = read_one({0x28, 0xC2, 0x00, 0x03, 0x10});  // i32.load, flags 0x42: align 2, memory 3, offset 16
+  ASSERT_TRUE(flags.ok);
+  EXPECT_EQ(flags.insn.align, 2u);
+  EXPECT_EQ(flags.insn.memory, 3u);
+  EXPECT_EQ(flags.insn.mem_offset, 16u);
+  EXPECT_EQ(read_one({0x28, 0x02, 0x10}).insn.memory, 0u);
+  Read bad_flags = read_one({0x28, 0x80, 0x01, 0x00, 0x00});  // flags 128
+  EXPECT_FALSE(bad_flags.ok);
+  EXPECT_STREQ(bad_flags.error, "malformed memop flags");
+  EXPECT_EQ(bad_flags.error_offset, 1u);
+  Read wasm2_flags = read_one({0x28, 0x42, 0x10}, wasm2);  // an alignment of 2^66 for the validator to reject
+  ASSERT_TRUE(wasm2_flags.ok);
+  EXPECT_EQ(wasm2_flags.insn.align, 0x42u);
+
+  Read copy = read_one({0xFC, 0x0A, 0x02, 0x01});  // memory.copy 2 1
+  ASSERT_TRUE(copy.ok);
+  EXPECT_EQ(copy.insn.memory, 2u);
+  EXPECT_EQ(copy.insn.memory2, 1u);
+  Read init = read_one({0xFC, 0x08, 0x05, 0x01});  // memory.init of data 5 into memory 1
+  ASSERT_TRUE(init.ok);
+  EXPECT_EQ(init.insn.index, 5u);
+  EXPECT_EQ(init.insn.memory, 1u);
 
   Read block = read_one({0x02, 0x80, 0x7F});  // a two-byte s33 that is negative: no type
   EXPECT_FALSE(block.ok);

@@ -4,7 +4,7 @@
 // its arguments, and afterwards exported globals and memories (hashed);
 // NaNs compare by being NaN (their bits are nondeterministic in Wasm).
 //
-//   jit_differential [--calls N] [--random-fuel] FILE.wasm…
+//   jit_differential [--calls N] [--random-fuel] [--two-memories] FILE.wasm…
 //   jit_differential --fiber-programs N [--seed S] …  (fiber_differential.cc)
 //
 // Every exported function is called with zero arguments, then N-1 more times
@@ -14,7 +14,9 @@
 // the same "all fuel consumed" trap. With --random-fuel each call instead gets
 // its own budget (1 to 2^17, log-uniform, the same on both tiers) and the
 // fuel left after it is part of what must agree: the tiers must charge
-// identically, not just trap alike (runtime/fuel.h is the one price list). Prints "differential: R runs agree, D
+// identically, not just trap alike (runtime/fuel.h is the one price list).
+// With --two-memories each module first gets a second memory and its memory
+// instructions spread over both (tests/jit/two_memories.cc). Prints "differential: R runs agree, D
 // disagree (F files)" and exits 1 on any disagreement. Used by
 // tests/jit/differential.sh over `wasm-opt -ttf` modules (public API only).
 #include <algorithm>
@@ -22,13 +24,16 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/module.h"
 #include "tests/jit/differential.h"
+#include "tests/jit/two_memories.h"
 #include "weft/weft.h"
 
 namespace weft::differential {
@@ -112,14 +117,15 @@ uint64_t pick(std::mt19937_64& rng) {
   return rng() >> (r % 64);
 }
 
-Transcript run(const std::string& path, weft::Tier tier, uint32_t calls, bool random_fuel) {
+Transcript run(const std::string& path, std::span<const uint8_t> bytes, weft::Tier tier, uint32_t calls,
+               bool random_fuel) {
   Transcript out;
   weft::Config config;
   config.tier = tier;
   config.fuel = 50'000'000;
   config.max_call_depth = 2000;
   weft::Engine engine(config);
-  auto module = weft::WasmModule::from_file(engine, path);
+  auto module = weft::WasmModule::from_binary(engine, bytes);
   if (!module.ok()) {
     out.lines.push_back("load error: " + module.error().to_string());
     return out;
@@ -185,27 +191,42 @@ int main(int argc, char** argv) {
   for (const std::string& a : args)
     if (a == "--fiber-programs" || a == "--fiber-files") return weft::differential::fiber_main(args);
   uint32_t calls = 4;
-  bool random_fuel = false;
+  bool random_fuel = false, two_memories = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--calls") == 0 && i + 1 < argc)
       calls = uint32_t(std::strtoul(argv[++i], nullptr, 10));
     else if (std::strcmp(argv[i], "--random-fuel") == 0)
       random_fuel = true;
+    else if (std::strcmp(argv[i], "--two-memories") == 0)
+      two_memories = true;
     else
       files.push_back(argv[i]);
   }
   if (files.empty() || calls == 0) {
     std::fprintf(stderr,
-                 "usage: jit_differential [--calls N] [--random-fuel] FILE.wasm…\n"
+                 "usage: jit_differential [--calls N] [--random-fuel] [--two-memories] FILE.wasm…\n"
                  "       jit_differential --fiber-programs N [--seed S] [--first I] [--keep DIR] [--self-check]\n"
                  "       jit_differential --fiber-files FILE.wat… [--self-check]\n");
     return 2;
   }
-  uint64_t agree = 0, disagree = 0, compiled = 0, fallbacks = 0, not_run = 0, out_of_fuel = 0;
+  uint64_t agree = 0, disagree = 0, compiled = 0, fallbacks = 0, not_run = 0, out_of_fuel = 0, moved = 0;
   for (const std::string& file : files) {
-    Transcript interp = run(file, weft::Tier::Interpreter, calls, random_fuel);
-    Transcript jit = run(file, weft::Tier::Jit, calls, random_fuel);
+    std::ifstream in(file, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      std::fprintf(stderr, "jit_differential: cannot read %s\n", file.c_str());
+      return 2;
+    }
+    if (two_memories) {
+      uint32_t moved_here = 0;
+      weft::Result<std::vector<uint8_t>> spread =
+          weft::differential::spread_over_two_memories(bytes, std::hash<std::string>{}(file), moved_here);
+      if (spread.ok()) bytes = std::move(*spread);  // (else the module as it is: its load error is compared)
+      moved += moved_here;
+    }
+    Transcript interp = run(file, bytes, weft::Tier::Interpreter, calls, random_fuel);
+    Transcript jit = run(file, bytes, weft::Tier::Jit, calls, random_fuel);
     compiled += jit.compiled;
     fallbacks += jit.fallbacks;
     if (interp.lines == jit.lines) {
@@ -217,10 +238,11 @@ int main(int argc, char** argv) {
     ++disagree;
     weft::differential::report_disagreement(file, interp, jit);
   }
-  std::printf("differential%s: %" PRIu64 " runs agree, %" PRIu64 " files disagree (%zu files, %" PRIu64
+  std::printf("differential%s%s: %" PRIu64 " runs agree, %" PRIu64 " files disagree (%zu files, %" PRIu64
               " without runs; %" PRIu64 " agreeing runs ran out of fuel; JIT compiled %" PRIu64 " functions, %" PRIu64
               " fell back)\n",
-              random_fuel ? " (random fuel)" : "", agree, disagree, files.size(), not_run, out_of_fuel, compiled,
-              fallbacks);
+              random_fuel ? " (random fuel)" : "", two_memories ? " (two memories)" : "", agree, disagree,
+              files.size(), not_run, out_of_fuel, compiled, fallbacks);
+  if (two_memories) std::printf("two memories: %" PRIu64 " memory operands moved to memory 1\n", moved);
   return disagree == 0 ? 0 : 1;
 }

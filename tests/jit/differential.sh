@@ -4,6 +4,9 @@
 # import calls, globals and memory bit for bit. Two parts:
 #  1. N random modules from Binaryen's `wasm-opt -ttf --denan` (the features
 #     fuzz/differential.py uses, and tail calls), every export called CALLS times;
+#     then the same modules again with a second memory and their memory
+#     instructions spread over both (`--two-memories`, tests/jit/two_memories.cc:
+#     Binaryen 108 cannot generate multi-memory code);
 #  2. FIBER_N generated fiber programs (fuzz/fiber_program.h: handle/event and
 #     all nine fiber.* instructions), every root called twice, under the fiber
 #     fuzzer's limits; the tool also counts the runs that delivered events.
@@ -50,14 +53,23 @@ if [ "$n" -gt 0 ]; then
   shopt -s nullglob
   modules=("$work"/m*.wasm)
   binaryen_files=${#modules[@]}
-  "$tool" --calls "${CALLS:-4}" ${RANDOM_FUEL:+--random-fuel} "${modules[@]}" | tee "$work/binaryen.out" || status=1
-  if [ -n "$keep" ]; then
-    sed -n 's/^DISAGREE \(.*\.wasm\)$/\1/p' "$work/binaryen.out" | while read -r module; do
-      cp "$module" "$keep/binaryen-$(date +%s)-$(basename "$module")"
-    done
-  fi
-  read -r binaryen_runs binaryen_disagree < <(sed -n \
-    's/^differential[^:]*: \([0-9]*\) runs agree, \([0-9]*\) files disagree.*/\1 \2/p' "$work/binaryen.out")
+  # One pass over the modules: NAME (output and kept files), then the tool's extra options.
+  binaryen_pass() {
+    local name="$1" runs disagree
+    shift
+    "$tool" "$@" --calls "${CALLS:-4}" ${RANDOM_FUEL:+--random-fuel} "${modules[@]}" | tee "$work/$name.out" || status=1
+    if [ -n "$keep" ]; then
+      sed -n 's/^DISAGREE \(.*\.wasm\)$/\1/p' "$work/$name.out" | while read -r module; do
+        cp "$module" "$keep/$name-$(date +%s)-$(basename "$module")"
+      done
+    fi
+    read -r runs disagree < <(sed -n \
+      's/^differential[^:]*: \([0-9]*\) runs agree, \([0-9]*\) files disagree.*/\1 \2/p' "$work/$name.out")
+    binaryen_runs=$((binaryen_runs + runs))
+    binaryen_disagree=$((binaryen_disagree + disagree))
+  }
+  binaryen_pass binaryen
+  binaryen_pass two-memories --two-memories
 fi
 
 fiber_runs=0 fiber_disagree=0 fiber_events=0
@@ -70,7 +82,7 @@ if [ "$fiber_n" -gt 0 ]; then
 fi
 
 echo "jit differential: $((binaryen_runs + fiber_runs)) runs agree, $((binaryen_disagree + fiber_disagree)) disagree" \
-     "(binaryen: $binaryen_runs runs over $binaryen_files modules; fiber: $fiber_runs runs over $fiber_n programs," \
+     "(binaryen: $binaryen_runs runs over $binaryen_files modules, each also with two memories; fiber: $fiber_runs runs over $fiber_n programs," \
      "seed $fiber_seed, $fiber_events runs delivered events)"
 if [ -n "$keep" ] && [ "$status" != 0 ]; then echo "jit differential: disagreeing modules and programs kept in $keep"; fi
 exit "$status"

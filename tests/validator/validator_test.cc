@@ -440,7 +440,12 @@ TEST(ValidatorMemory, MemoryInstructions) {
 TEST(ValidatorModule, MemoriesAndTables) {
   Module m;
   m.memories = {{{{1, {}}}}, {{{1, {}}}}};
-  EXPECT_TRUE(invalid(m, "multiple memories"));
+  EXPECT_TRUE(validate_module(m).ok());  // multi-memory (Wasm 3.0, on by default)
+  ValidateOptions wasm2;
+  wasm2.enable_multi_memory = false;
+  Result<ValidationInfo> one_memory = validate_module(m, wasm2);
+  ASSERT_FALSE(one_memory.ok());
+  EXPECT_EQ(one_memory.error().message, "multiple memories");
   m.memories = {{{{65537, {}}}}};
   EXPECT_TRUE(invalid(m, "memory size must be at most 65536 pages"));
   m.memories = {{{{2, 1}}}};
@@ -558,7 +563,7 @@ TEST(ValidatorRobustness, MalformedBodies) {
   EXPECT_EQ(error_of({0x0B, 0x01}).location.offset, 1u);
   EXPECT_EQ(error_of({0x41, 0x80}).kind, ErrorKind::Malformed);  // truncated LEB
   EXPECT_EQ(error_of({0x05, 0x0B}).kind, ErrorKind::Malformed);  // else without if
-  EXPECT_EQ(error_of({0x3F, 0x01, 0x1A, 0x0B}).kind, ErrorKind::Malformed);  // memory.size 1
+  EXPECT_EQ(error_of({0x28, 0x80, 0x01, 0x00, 0x00, 0x1A, 0x0B}).kind, ErrorKind::Malformed);  // memarg flags 128
   EXPECT_EQ(error_of({0x02, 0x41, 0x0B, 0x0B}).kind, ErrorKind::Malformed);  // bad block type
 }
 
