@@ -43,6 +43,7 @@ Result<WasmModule> validated(const Engine& engine, Module module, std::span<cons
   options.enable_fibers = engine.config().enable_fibers;
   options.enable_function_references = engine.config().enable_function_references;
   options.enable_multi_memory = engine.config().enable_multi_memory;
+  options.enable_memory64 = engine.config().enable_memory64;
   options.binary_bodies_unchecked = decoded_with != nullptr;
   Result<validator::ValidationInfo> info = validator::validate_module(module, options);
   if (!info.ok()) {
@@ -69,6 +70,7 @@ Result<WasmModule> WasmModule::from_binary(const Engine& engine, std::span<const
   options.enable_simd = engine.config().enable_simd;
   options.enable_fibers = engine.config().enable_fibers;
   options.enable_multi_memory = engine.config().enable_multi_memory;
+  options.enable_memory64 = engine.config().enable_memory64;
   // Validation reads every body: the decoder does not read them first.
   options.defer_body_checks = true;
   WEFT_TRY_ASSIGN(Module module, binary::decode_module(bytes, options));
@@ -76,7 +78,7 @@ Result<WasmModule> WasmModule::from_binary(const Engine& engine, std::span<const
 }
 
 Result<WasmModule> WasmModule::from_text(const Engine& engine, std::string_view text) {
-  WEFT_TRY_ASSIGN(Module module, text::parse_module(text));
+  WEFT_TRY_ASSIGN(Module module, text::parse_module(text, {.memory64 = engine.config().enable_memory64}));
   return from_ir(engine, std::move(module));
 }
 

@@ -57,7 +57,8 @@ bool read_ref_type(Reader& r, bool enable_fibers, ValType& out) {
 bool CodeWalker::read_expression(Reader& r, const ExprContext& ctx) {
   const bool data_count_missing = ctx.check_data_count && !ctx.have_data_count;
   control_.clear();
-  return read_with(r, reader_, {ctx.enable_simd, ctx.enable_fibers, ctx.enable_multi_memory}, [&](InstructionReader& in) {
+  return read_with(r, reader_, {ctx.enable_simd, ctx.enable_fibers, ctx.enable_multi_memory, ctx.enable_memory64},
+                   [&](InstructionReader& in) {
     Instruction insn;
     for (;;) {
       if (in.at_end()) return in.fail(in.pos(), ctx.missing_end_message);

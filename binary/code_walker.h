@@ -28,6 +28,7 @@ struct ExprContext {
   // block types and `select t*`, fiber heap types in `ref.null`.
   bool enable_fibers = true;
   bool enable_multi_memory = true;  // memory indices in instructions (ReaderFeatures::multi_memory)
+  bool enable_memory64 = true;      // u64 memarg offsets (ReaderFeatures::memory64)
   // memory.init and data.drop are malformed without a DataCount section, so a
   // single pass can size the data index space (function bodies only).
   bool check_data_count = false;

@@ -8,17 +8,33 @@ namespace weft::binary::detail {
 // Shared pieces
 
 bool ModuleDecoder::limits(Reader& r, Limits& out) {
-  // The spec reads the flags as a 1-bit LEB: a continuation bit is "too long",
-  // any other bit "too large". (Wasm 2.0 has no shared or 64-bit limits.)
+  // Bit 0: a maximum follows; bit 2 (memory64, Wasm 3.0): the address type is
+  // i64 and the bounds are u64. Wasm 2.0 reads the flags as a 1-bit LEB: a
+  // continuation bit is "too long", any other bit "too large". (No shared
+  // limits: bit 1 is the threads proposal's.)
   uint8_t flags = 0;
   if (!r.u8(flags)) return false;
-  if (flags & 0x80) return r.fail_at(r.offset() - 1, "integer representation too long");
-  if (flags > 1) return r.fail_at(r.offset() - 1, "integer too large");
+  const bool allowed = flags <= 1 || (options.enable_memory64 && (flags == 4 || flags == 5));
+  if (!allowed) {
+    if (options.enable_memory64) return r.fail_at(r.offset() - 1, "malformed limits flags");
+    if (flags & 0x80) return r.fail_at(r.offset() - 1, "integer representation too long");
+    return r.fail_at(r.offset() - 1, "integer too large");
+  }
+  out.address64 = flags & 4;
+  out.max.reset();
+  if (out.address64) {
+    uint64_t max = 0;
+    if (!r.u64(out.min)) return false;
+    if (flags & 1) {
+      if (!r.u64(max)) return false;
+      out.max = max;
+    }
+    return true;
+  }
   uint32_t min = 0, max = 0;
   if (!r.u32(min)) return false;
   out.min = min;
-  out.max.reset();
-  if (flags == 1) {
+  if (flags & 1) {
     // max < min and memory sizes beyond 4 GiB are validation errors, not malformed.
     if (!r.u32(max)) return false;
     out.max = max;

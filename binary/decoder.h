@@ -20,6 +20,8 @@ struct DecodeOptions {
   bool enable_fibers = true;
   // Multi-memory (Wasm 3.0): memory indices in instructions (ReaderFeatures::multi_memory).
   bool enable_multi_memory = true;
+  // Memory64 (Wasm 3.0): limits flag bit 2, an i64 address type with u64 bounds.
+  bool enable_memory64 = true;
   // Leave the instruction-level rules of function bodies (each instruction
   // well-formed, blocks closed, the body ending at its size, the data count
   // section before memory.init/data.drop) unchecked: validation reads every

@@ -83,6 +83,7 @@ struct ModuleDecoder {
     ctx.enable_simd = options.enable_simd;
     ctx.enable_fibers = options.enable_fibers;
     ctx.enable_multi_memory = options.enable_multi_memory;
+    ctx.enable_memory64 = options.enable_memory64;
     return ctx;
   }
   bool const_expr(Reader& r, ConstExpr& out);

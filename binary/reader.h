@@ -79,6 +79,7 @@ class Reader {
     }
     return leb(read_leb_u32, out);
   }
+  bool u64(uint64_t& out) { return leb(read_leb_u64, out); }
   // A vector count. Every item takes at least one byte, so a count above the
   // bytes left must fail; checking it up front keeps a hostile count of 2^32
   // from looping or reserving anything.

@@ -46,7 +46,7 @@ class Encoder {
   }
 
   void limits(const Limits& l) {
-    byte(l.max ? 0x01 : 0x00);
+    byte(uint8_t((l.max ? 0x01 : 0x00) | (l.address64 ? 0x04 : 0x00)));
     write_leb_u64(out_, l.min);
     if (l.max) write_leb_u64(out_, *l.max);
   }

@@ -88,6 +88,12 @@ bool InstructionReader::leb_slow(int kind, int64_t& out) {
       break;
     }
     case kS33: e = read_leb_s33(p_, size, n, out); break;
+    case kU64: {
+      uint64_t v = 0;
+      e = read_leb_u64(p_, size, n, v);
+      out = int64_t(v);
+      break;
+    }
     default: e = read_leb_s64(p_, size, n, out); break;
   }
   if (e == LebError::UnexpectedEnd) return fail_eof();  // reported at the end of the data
@@ -255,6 +261,17 @@ bool InstructionReader::memory_index(uint32_t& out) {
   if (p_ == end_) return fail_eof();
   if (*p_ != 0) return fail_at(p_, "zero byte expected");
   ++p_;
+  return true;
+}
+
+// An offset beyond 32 bits (or a malformed one): the exact u64 rules.
+bool InstructionReader::memarg_offset64(const uint8_t*& p, Instruction& out) {
+  p_ = p;
+  error_ = "";
+  int64_t v;
+  if (!leb_slow(features_.memory64 ? kU64 : kU32, v)) return false;
+  p = p_;
+  out.mem_offset = uint64_t(v);
   return true;
 }
 

@@ -84,6 +84,8 @@ struct ReaderFeatures {
   // memory.size/grow/fill/init/copy. Off: Wasm 2.0's one 0x00 byte there,
   // and flags are only the alignment.
   bool multi_memory = true;
+  // Memarg offsets are u64 (Wasm 3.0's memory64). Off: u32, as in Wasm 2.0.
+  bool memory64 = true;
 };
 
 class InstructionReader {
@@ -167,7 +169,7 @@ class InstructionReader {
   // Flags below 64 are the alignment of memory 0; bit 6 says a memory index
   // follows (multi-memory); flags from 128 on are malformed.
   bool memarg(const uint8_t*& p, Instruction& out) {
-    uint32_t offset, flags;
+    uint32_t flags, offset;
     const uint8_t* const flags_at = p;
     if (!leb32<false>(p, flags)) return false;
     if (flags < 0x40) [[likely]] {
@@ -176,10 +178,14 @@ class InstructionReader {
     } else if (!memarg_memory(flags_at, flags, p, out)) {
       return false;
     }
-    if (!leb32<false>(p, offset)) return false;
-    out.mem_offset = offset;
-    return true;
+    // The offset is a u64 (memory64); the validator holds an i32 memory's to 32 bits.
+    if (leb32<false>(p, offset)) [[likely]] {
+      out.mem_offset = offset;
+      return true;
+    }
+    return memarg_offset64(p, out);
   }
+  bool memarg_offset64(const uint8_t*& p, Instruction& out);
   bool memarg_memory(const uint8_t* flags_at, uint32_t flags, const uint8_t*& p, Instruction& out);
   bool memory_index(uint32_t& out);
   bool memarg(Instruction& out) { return memarg(p_, out); }
@@ -196,7 +202,7 @@ class InstructionReader {
   bool fail_at(const uint8_t* at, const char* message);
   bool fail_eof() { return fail_at(end_, eof_message_); }
 
-  enum : int { kU32, kS32, kS33, kS64 };
+  enum : int { kU32, kS32, kS33, kS64, kU64 };
 
   const uint8_t* begin_;
   const uint8_t* p_;

@@ -114,9 +114,9 @@ class Translator {
   }
   // Before a bulk instruction whose length operand is `len`: charge 1 per
   // 2^shift units of length (64 KiB of bytes, or 8192 table elements).
-  void emit_fuel_bulk(const Entry& len, uint32_t shift) {
+  void emit_fuel_bulk(const Entry& len, uint32_t shift, bool i64_length = false) {
     if (!metered_) return;
-    emit_op(IOp::IFuelBulk);
+    emit_op(i64_length ? IOp::IFuelBulk64 : IOp::IFuelBulk);
     emit(len.slot);
     emit(shift);
   }
@@ -194,6 +194,10 @@ class Translator {
     stack_.push_back({v128_const_slots_.find(v128_bits(in))->second, h, 2, EntryKind::Const});
   }
   void emit_simd(const Instruction& in);
+  bool touches_memory64(ImmKind kind, const Instruction& in) const;
+  void emit_memory64(const Instruction& in);
+  void check_table64_operands(const Instruction& in);
+  void check_index64(size_t depth, runtime::TrapKind kind);  // the stack operand `depth` from the top
 
   struct CondBranch {
     IOp op;
@@ -505,6 +509,81 @@ void Translator::build_dispatch_tables() {
       site->first_clause = site->clauses[0];
     }
   }
+}
+
+// ---- 64-bit memories ---------------------------------------------------------
+
+bool Translator::touches_memory64(ImmKind kind, const Instruction& in) const {
+  switch (kind) {
+    case ImmKind::Memarg: case ImmKind::MemargLane: case ImmKind::MemIdx: case ImmKind::MemoryInit:
+      return inst_.memories[in.memory]->type.limits.address64;
+    case ImmKind::MemoryCopy:
+      return inst_.memories[in.memory]->type.limits.address64 || inst_.memories[in.memory2]->type.limits.address64;
+    default: return false;
+  }
+}
+
+// The i64 operands of an instruction on a 64-bit table that the i32
+// handlers then read as indices and lengths: ICheckIndex64 first.
+void Translator::check_table64_operands(const Instruction& in) {
+  const auto wide = [&](uint32_t table) { return inst_.tables[table]->type.limits.address64; };
+  constexpr runtime::TrapKind kOut = runtime::TrapKind::TableOutOfBounds;
+  switch (in.op) {
+    case Opcode::TableGet: if (wide(in.index)) check_index64(0, kOut); break;
+    case Opcode::TableSet: if (wide(in.index)) check_index64(1, kOut); break;
+    case Opcode::TableFill:
+      if (wide(in.index)) {
+        check_index64(2, kOut);
+        check_index64(0, kOut);
+      }
+      break;
+    case Opcode::TableInit: if (wide(in.index2)) check_index64(2, kOut); break;
+    case Opcode::TableCopy:
+      if (wide(in.index)) check_index64(2, kOut);
+      if (wide(in.index2)) check_index64(1, kOut);
+      if (wide(in.index) && wide(in.index2)) check_index64(0, kOut);
+      break;
+    case Opcode::CallIndirect: case Opcode::ReturnCallIndirect:
+      if (wide(in.index2)) check_index64(0, runtime::TrapKind::UndefinedElement);
+      break;
+    default: break;
+  }
+}
+
+void Translator::check_index64(size_t depth, runtime::TrapKind kind) {
+  emit_op(IOp::ICheckIndex64);
+  emit(stack_[stack_.size() - 1 - depth].slot);
+  emit(uint32_t(kind));
+}
+
+// memory.size, memory.grow and the bulk instructions of a 64-bit memory (and
+// copies with one): the *64 ops, with their memories in the code.
+void Translator::emit_memory64(const Instruction& in) {
+  const runtime::MemoryInstance* memory = inst_.memories[in.memory];
+  const uint64_t bits = reinterpret_cast<uint64_t>(memory);
+  switch (in.op) {
+    case Opcode::MemorySize: emit_producer(IOp::IMemorySize64, {uint32_t(bits), uint32_t(bits >> 32)}, 1); return;
+    case Opcode::MemoryGrow: {
+      Entry d = pop();
+      emit_producer(IOp::IMemoryGrow64, {d.slot, uint32_t(bits), uint32_t(bits >> 32)}, 1);
+      return;
+    }
+    default: break;
+  }
+  Entry n = pop(), s = pop(), d = pop();
+  const bool i64_length = in.op == Opcode::MemoryFill || in.op == Opcode::MemoryInit ||
+                          (in.op == Opcode::MemoryCopy && memory->type.limits.address64 &&
+                           inst_.memories[in.memory2]->type.limits.address64);
+  emit_fuel_bulk(n, runtime::fuel::kMemoryBytesShift, i64_length);
+  switch (in.op) {
+    case Opcode::MemoryFill: emit_op(IOp::IMemoryFill64); break;
+    case Opcode::MemoryInit: emit_op(IOp::IMemoryInit64); break;
+    default: emit_op(IOp::IMemoryCopy64); break;
+  }
+  emit(d.slot); emit(s.slot); emit(n.slot);
+  emit_ptr(memory);
+  if (in.op == Opcode::MemoryInit) emit_ptr(&inst_.datas[in.index]);
+  if (in.op == Opcode::MemoryCopy) emit_ptr(inst_.memories[in.memory2]);
 }
 
 // ---- SIMD -------------------------------------------------------------------
@@ -864,8 +943,25 @@ Result<void> Translator::run() {
     // an instruction on memory k runs between IUseMemory k and IUseMemory0,
     // so memory 0's code is what it was. memory.grow and a copy between two
     // memories name theirs in the code instead.
+    // A 64-bit memory (memory64): loads and stores check the i64 address
+    // first (ICheckIndex64) and then run as on an i32 memory; its size,
+    // grow and bulk instructions are the *64 ops, which name their memories.
+    const bool wide = touches_memory64(info.immediate, in);
+    const bool wide_access = wide && (info.immediate == ImmKind::Memarg || info.immediate == ImmKind::MemargLane);
+    if (wide_access) {
+      check_index64(info.operand_count() - 1, runtime::TrapKind::MemoryOutOfBounds);
+      if (in.mem_offset > UINT32_MAX) {  // beyond any memory this engine makes
+        emit_op(IOp::ITrap);
+        emit(uint32_t(runtime::TrapKind::MemoryOutOfBounds));
+      }
+    }
     const bool other_memory = names_other_memory(info.immediate, in) && op != Opcode::MemoryGrow &&
-                              !(op == Opcode::MemoryCopy && in.memory != in.memory2);
+                              !(op == Opcode::MemoryCopy && in.memory != in.memory2) && (!wide || wide_access);
+    if (wide && !wide_access) {
+      emit_memory64(in);
+      continue;
+    }
+    check_table64_operands(in);
     if (other_memory) {
       emit_op(IOp::IUseMemory);
       emit_ptr(inst_.memories[in.memory]);

@@ -44,10 +44,13 @@ void FunctionCompiler::check_interrupt() {
   masm_.jump_if(Cond::Ne, trap_label(runtime::TrapKind::Interrupted));
 }
 
-void FunctionCompiler::charge_fuel_bulk(uint32_t position, uint8_t shift) {
+void FunctionCompiler::charge_fuel_bulk(uint32_t position, uint8_t shift, bool i64_length) {
   if (!metered_) return;
   Reg fuel = alloc_reg(), amount = alloc_reg();
-  masm_.load32(amount, kFp, stack_disp(position));
+  if (i64_length)
+    masm_.load64(amount, kFp, stack_disp(position));
+  else
+    masm_.load32(amount, kFp, stack_disp(position));
   masm_.shift_imm(ShiftOp::ShrU, true, amount, shift);
   masm_.int_op_imm(IntOp::Add, true, amount, 1);
   masm_.load64(kScratch, kCtx, ctx_fuel);

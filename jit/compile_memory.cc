@@ -3,6 +3,8 @@
 // cached size (Registers::kMemorySize), memory.size, memory.grow (runtime helper).
 // Memory 0 lives in the pinned registers; another memory (multi-memory) is
 // loaded from its MemoryInstance at each access and always bounds-checked.
+// A 64-bit memory (memory64) is at most 4 GiB here, like every memory: an
+// i64 address above 2^32 - 1 traps, and below it the access is an i32 one.
 #include "jit/compiler.h"
 #include "jit/context.h"
 #include "runtime/fuel.h"
@@ -64,6 +66,17 @@ Reg FunctionCompiler::pop_address() {
   return r;
 }
 
+// A 64-bit memory's address, checked: above 2^32 - 1 it traps; the register
+// then holds the zero-extended i32 address the access continues with.
+Reg FunctionCompiler::pop_address64() {
+  Reg r = pop_to_reg();
+  masm_.move(kScratch, r);
+  masm_.shift_imm(ShiftOp::ShrU, true, kScratch, 32);
+  masm_.test_bits(true, kScratch, kScratch);
+  masm_.jump_if_nonzero(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+  return r;
+}
+
 Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   if (std::optional<Access> access = access_of(op)) {
@@ -81,9 +94,14 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       else
         value = pop_to_reg();
     }
-    Reg addr = pop_address();
+    const bool address64 = memory_at(imm.memory)->type.limits.address64;
+    Reg addr = address64 ? pop_address64() : pop_address();
     // ea = zext(addr) + offset; in bounds iff ea + bytes ≤ size (64-bit: no overflow).
     uint64_t offset = imm.mem_offset;
+    if (offset > UINT32_MAX) {  // (a 64-bit memory's) beyond any memory this engine makes
+      masm_.jump(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+      offset = 0;
+    }
     int32_t disp = int32_t(offset);
     if (offset + access->bytes > 0x7FFFFFFFu) {
       masm_.move_imm(kScratch, offset);
@@ -151,19 +169,24 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       return {};
     }
     case Opcode::MemoryGrow: {
+      const bool address64 = memory_at(imm.memory)->type.limits.address64;
       Reg delta = pop_to_reg();
       spill_all();
-      masm_.zero_extend32(kArg[1], delta);
+      if (address64)
+        masm_.move(kArg[1], delta);
+      else
+        masm_.zero_extend32(kArg[1], delta);
       free_reg(delta);
       masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(memory_at(imm.memory)));
-      masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_memory_grow));
+      masm_.call_absolute(address64 ? reinterpret_cast<const void*>(&weft_jit_memory_grow64)
+                                    : reinterpret_cast<const void*>(&weft_jit_memory_grow));
       reload_after_call();  // memory 0's registers too: memory k may be memory 0 imported twice
       push_reg(Registers::kReturn);
       return {};
     }
     case Opcode::MemoryInit:
       spill_all();
-      charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift);
+      charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift, memory_at(imm.memory)->type.limits.address64);
       call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_init), memory_at(imm.memory),
                 &instance_.datas[imm.index], 3, 0);
       return {};
@@ -172,13 +195,14 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       return {};
     case Opcode::MemoryCopy:
       spill_all();
-      charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift);
+      charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift,
+                       memory_at(imm.memory)->type.limits.address64 && memory_at(imm.memory2)->type.limits.address64);
       call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_copy), memory_at(imm.memory), memory_at(imm.memory2),
                 3, 0);
       return {};
     case Opcode::MemoryFill:
       spill_all();
-      charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift);
+      charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift, memory_at(imm.memory)->type.limits.address64);
       call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_fill), memory_at(imm.memory), nullptr, 3, 0);
       return {};
     default:

@@ -11,9 +11,44 @@ namespace {
 const void* fn(BulkHelper helper) { return reinterpret_cast<const void*>(helper); }
 }  // namespace
 
+// An i64 index or length (a 64-bit table, memory64) the helpers then read as
+// an i32: above 2^32 - 1 it is out of bounds of any table (fewer than 2^32
+// elements), so it traps here. The operand is `depth` from the top of the
+// spilled stack.
+void FunctionCompiler::check_index64(uint32_t depth, runtime::TrapKind kind) {
+  masm_.load64(Registers::kScratch, Registers::kFrame, stack_disp(height() - 1 - depth));
+  masm_.shift_imm(ShiftOp::ShrU, true, Registers::kScratch, 32);
+  masm_.test_bits(true, Registers::kScratch, Registers::kScratch);
+  masm_.jump_if_nonzero(trap_label(kind));
+}
+
 Result<void> FunctionCompiler::compile_table(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   const auto& tables = instance_.tables;
+  const auto wide = [&](uint32_t table) { return tables[table]->type.limits.address64; };
+  constexpr runtime::TrapKind kOut = runtime::TrapKind::TableOutOfBounds;
+  // The same order of checks as the interpreter's (check_table64_operands), before the fuel.
+  switch (op) {
+    case Opcode::TableGet: case Opcode::TableSet: case Opcode::TableFill:
+      if (!wide(imm.index)) break;
+      spill_all();
+      check_index64(op == Opcode::TableGet ? 0 : op == Opcode::TableSet ? 1 : 2, kOut);
+      if (op == Opcode::TableFill) check_index64(0, kOut);
+      break;
+    case Opcode::TableInit:
+      if (!wide(imm.index2)) break;
+      spill_all();
+      check_index64(2, kOut);
+      break;
+    case Opcode::TableCopy:
+      if (!wide(imm.index) && !wide(imm.index2)) break;
+      spill_all();
+      if (wide(imm.index)) check_index64(2, kOut);
+      if (wide(imm.index2)) check_index64(1, kOut);
+      if (wide(imm.index) && wide(imm.index2)) check_index64(0, kOut);
+      break;
+    default: break;
+  }
   if (op == Opcode::TableInit || op == Opcode::TableCopy || op == Opcode::TableGrow || op == Opcode::TableFill) {
     spill_all();
     charge_fuel_bulk(height() - 1, runtime::fuel::kTableElementsShift);  // the length / delta is on top

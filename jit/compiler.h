@@ -248,6 +248,8 @@ class FunctionCompiler {
     return index == 0 ? memory_ : instance_.memories[index];
   }
   Reg pop_address();  // compile_memory.cc
+  Reg pop_address64();
+  void check_index64(uint32_t depth, runtime::TrapKind kind);  // compile_tables.cc
   Label trap_label(runtime::TrapKind kind);
 
   Result<void> block_signature(const BlockType& block, uint32_t& params, uint32_t& results) const;
@@ -322,7 +324,7 @@ class FunctionCompiler {
   // (Config::interruptible; nothing emitted otherwise).
   void check_interrupt();
   // Before a bulk instruction: 1 + (length operand at stack `position`) >> shift.
-  void charge_fuel_bulk(uint32_t position, uint8_t shift);
+  void charge_fuel_bulk(uint32_t position, uint8_t shift, bool i64_length = false);
 
   // compile_fibers.cc
   Label clause_label(uint32_t body_offset);

@@ -115,6 +115,8 @@ uint32_t weft_jit_table_init(void* table, void* elem, uint64_t* operands);
 uint32_t weft_jit_elem_drop(void* elem, void*, uint64_t* operands);
 // memory.grow: the old size in pages, or 0xFFFFFFFF.
 uint32_t weft_jit_memory_grow(runtime::MemoryInstance* memory, uint32_t delta_pages);
+// The same for a 64-bit memory: the old size, or all ones.
+uint64_t weft_jit_memory_grow64(runtime::MemoryInstance* memory, uint64_t delta_pages);
 
 // A fiber instruction (jit/compile_fibers.cc): its operands sit in the frame
 // slots `site` names. Returns {status, tag}: status 0 = continue after the

@@ -113,13 +113,23 @@ runtime::FuncInstance* weft_jit_resolve_indirect(JitContext* ctx, runtime::FuncI
 namespace {
 constexpr uint32_t trap_code(runtime::TrapKind kind) { return uint32_t(kind) + 1; }
 uint64_t u32_operand(const uint64_t* operands, int i) { return uint32_t(operands[i]); }
+// An address or length operand: all 64 bits where the memory's address type is i64.
+uint64_t address_operand(const uint64_t* operands, int i, bool address64) {
+  return address64 ? operands[i] : uint32_t(operands[i]);
+}
+// [start, start + len) inside `size`, without overflow.
+bool in_bounds(uint64_t start, uint64_t len, uint64_t size) { return start <= size && len <= size - start; }
 }  // namespace
 
 uint32_t weft_jit_memory_init(void* memory, void* data, uint64_t* operands) {
   auto* m = static_cast<runtime::MemoryInstance*>(memory);
   auto* seg = static_cast<runtime::DataInstance*>(data);
-  uint64_t dst = u32_operand(operands, 0), src = u32_operand(operands, 1), len = u32_operand(operands, 2);
-  if (src + len > seg->bytes.size() || dst + len > m->size_bytes) return trap_code(runtime::TrapKind::MemoryOutOfBounds);
+  // (all three i64 on a 64-bit memory: validator/code_validator.cc)
+  const bool wide = m->type.limits.address64;
+  const uint64_t dst = address_operand(operands, 0, wide), src = address_operand(operands, 1, wide),
+                 len = address_operand(operands, 2, wide);
+  if (!in_bounds(src, len, seg->bytes.size()) || !in_bounds(dst, len, m->size_bytes))
+    return trap_code(runtime::TrapKind::MemoryOutOfBounds);
   if (len) std::memcpy(m->data + dst, seg->bytes.data() + src, len);
   return 0;
 }
@@ -132,16 +142,20 @@ uint32_t weft_jit_data_drop(void* data, void*, uint64_t*) {
 uint32_t weft_jit_memory_copy(void* memory, void* source_memory, uint64_t* operands) {
   auto* to = static_cast<runtime::MemoryInstance*>(memory);
   auto* from = static_cast<runtime::MemoryInstance*>(source_memory);
-  uint64_t dst = u32_operand(operands, 0), src = u32_operand(operands, 1), len = u32_operand(operands, 2);
-  if (src + len > from->size_bytes || dst + len > to->size_bytes) return trap_code(runtime::TrapKind::MemoryOutOfBounds);
+  const bool to64 = to->type.limits.address64, from64 = from->type.limits.address64;
+  const uint64_t dst = address_operand(operands, 0, to64), src = address_operand(operands, 1, from64),
+                 len = address_operand(operands, 2, to64 && from64);
+  if (!in_bounds(src, len, from->size_bytes) || !in_bounds(dst, len, to->size_bytes))
+    return trap_code(runtime::TrapKind::MemoryOutOfBounds);
   if (len) std::memmove(to->data + dst, from->data + src, len);
   return 0;
 }
 
 uint32_t weft_jit_memory_fill(void* memory, void*, uint64_t* operands) {
   auto* m = static_cast<runtime::MemoryInstance*>(memory);
-  uint64_t dst = u32_operand(operands, 0), len = u32_operand(operands, 2);
-  if (dst + len > m->size_bytes) return trap_code(runtime::TrapKind::MemoryOutOfBounds);
+  const bool wide = m->type.limits.address64;
+  const uint64_t dst = address_operand(operands, 0, wide), len = address_operand(operands, 2, wide);
+  if (!in_bounds(dst, len, m->size_bytes)) return trap_code(runtime::TrapKind::MemoryOutOfBounds);
   if (len) std::memset(m->data + dst, int(uint8_t(operands[1])), len);
   return 0;
 }
@@ -169,6 +183,11 @@ uint32_t weft_jit_table_size(void* table, void*, uint64_t* operands) {
 
 uint32_t weft_jit_table_grow(void* table, void*, uint64_t* operands) {
   auto* t = static_cast<runtime::TableInstance*>(table);
+  if (t->type.limits.address64) {  // memory64: an i64 delta and result; -1 is all ones
+    const uint64_t delta = operands[1];
+    operands[0] = uint64_t(delta > UINT32_MAX ? -1 : t->grow(uint32_t(delta), operands[0]));
+    return 0;
+  }
   operands[0] = uint32_t(t->grow(uint32_t(operands[1]), operands[0]));  // -1 ⇒ 0xFFFFFFFF
   return 0;
 }
@@ -206,6 +225,10 @@ uint32_t weft_jit_elem_drop(void* elem, void*, uint64_t*) {
 
 uint32_t weft_jit_memory_grow(runtime::MemoryInstance* memory, uint32_t delta_pages) {
   return uint32_t(memory->grow(delta_pages));  // -1 ⇒ 0xFFFFFFFF, as the spec requires
+}
+
+uint64_t weft_jit_memory_grow64(runtime::MemoryInstance* memory, uint64_t delta_pages) {
+  return uint64_t(memory->grow(delta_pages));
 }
 
 }  // extern "C"

@@ -33,6 +33,7 @@ constexpr uint32_t kLoopIteration = 1;
 // and table.grow's delta. Each tier emits this formula with these shifts.
 constexpr uint8_t kMemoryBytesShift = 16;
 constexpr uint8_t kTableElementsShift = 13;
-constexpr uint64_t bulk_cost(uint32_t length, uint8_t shift) { return 1 + (uint64_t(length) >> shift); }
+// (A 64-bit memory's or table's lengths are i64: the same formula on all 64 bits.)
+constexpr uint64_t bulk_cost(uint64_t length, uint8_t shift) { return 1 + (length >> shift); }
 
 }  // namespace weft::runtime::fuel

@@ -87,12 +87,16 @@ Result<void> check_import(Store& store, TypeCanonicalizer& types, const Import& 
       auto* t = static_cast<TableInstance*>(ext.object);
       if (t->type.element != types.value_type(imp.table.element))
         return unlinkable(imp, "incompatible import type (element type)");
+      if (t->type.limits.address64 != imp.table.limits.address64)
+        return unlinkable(imp, "incompatible import type (table address type)");
       if (!limits_match(t->size(), t->type.limits.max, imp.table.limits))
         return unlinkable(imp, "incompatible import type (table limits)");
       return {};
     }
     case ExternKind::Memory: {
       auto* m = static_cast<MemoryInstance*>(ext.object);
+      if (m->type.limits.address64 != imp.memory.limits.address64)
+        return unlinkable(imp, "incompatible import type (memory address type)");
       if (!limits_match(m->pages(), m->type.limits.max, imp.memory.limits))
         return unlinkable(imp, "incompatible import type (memory limits)");
       return {};
@@ -284,8 +288,8 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
       uint64_t off[2];
       eval_const_expr(*inst, seg.offset, off);
       TableInstance* table = inst->tables[seg.table];
-      uint64_t dst = uint32_t(off[0]);
-      if (dst + ei.refs.size() > table->elements.size())
+      const uint64_t dst = table->type.limits.address64 ? off[0] : uint32_t(off[0]);
+      if (dst > table->elements.size() || ei.refs.size() > table->elements.size() - dst)
         return make_error(ErrorKind::Trap, trap_message(TrapKind::TableOutOfBounds));
       std::copy(ei.refs.begin(), ei.refs.end(), table->elements.begin() + dst);
     }
@@ -297,8 +301,8 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
     uint64_t off[2];
     eval_const_expr(*inst, seg.offset, off);
     MemoryInstance* mem = inst->memories[seg.memory];
-    uint64_t dst = uint32_t(off[0]);
-    if (dst + seg.bytes.size() > mem->size_bytes)
+    const uint64_t dst = mem->type.limits.address64 ? off[0] : uint32_t(off[0]);
+    if (dst > mem->size_bytes || seg.bytes.size() > mem->size_bytes - dst)
       return make_error(ErrorKind::Trap, trap_message(TrapKind::MemoryOutOfBounds));
     if (!seg.bytes.empty()) std::memcpy(mem->data + dst, seg.bytes.data(), seg.bytes.size());
     inst->datas[i].bytes = {};  // data.drop

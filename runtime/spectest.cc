@@ -74,6 +74,10 @@ std::vector<std::pair<std::string, ExternValue>> create_spectest(Store& store) {
 
   auto table = TableInstance::create(TableType{ValType::funcref(), Limits{10, 20}}, 0, store.config().max_table_elements);
   if (table.ok()) out.push_back({"table", {ExternKind::Table, store.add_table(std::move(table).value())}});
+  // The memory64 proposal's: the same with an i64 address type.
+  auto table64 = TableInstance::create(TableType{ValType::funcref(), Limits{10, 20, true}}, 0,
+                                       store.config().max_table_elements);
+  if (table64.ok()) out.push_back({"table64", {ExternKind::Table, store.add_table(std::move(table64).value())}});
 
   auto mem = MemoryInstance::create(MemoryType{Limits{1, 2}}, store.config().max_memory_pages,
                                     wants_guard_region(store.config()));

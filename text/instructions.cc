@@ -338,9 +338,11 @@ bool ModuleParser::parse_memarg(const OpcodeInfo& info) {
   auto value_of = [&](std::string_view prefix, uint64_t& v) -> int {  // 1 parsed, 0 absent, -1 error
     if (!at(TokKind::Atom) || !text(peek()).starts_with(prefix)) return 0;
     const Token& t = peek();
-    NumResult<uint64_t> r = parse_unsigned(text(t).substr(prefix.size()), 32);
+    // (u64 with memory64: one beyond an i32 memory's range is the validator's error)
+    NumResult<uint64_t> r = parse_unsigned(text(t).substr(prefix.size()), options_.memory64 ? 64 : 32);
     if (r.status == NumStatus::NotANumber) return fail(t, "unknown operator " + std::string(text(t))), -1;
-    if (r.status == NumStatus::OutOfRange) return fail(t, "i32 constant out of range: " + std::string(text(t))), -1;
+    if (r.status == NumStatus::OutOfRange)
+      return fail(t, (options_.memory64 ? "constant out of range: " : "i32 constant out of range: ") + std::string(text(t))), -1;
     v = r.value;
     ++pos_;
     return 1;

@@ -100,6 +100,7 @@ std::optional<ExternKind> extern_kind_of(Kw kw) {
 }
 
 ConstExpr i32_const_zero() { return ConstExpr{{0x41, 0x00, 0x0B}}; }
+ConstExpr i64_const_zero() { return ConstExpr{{0x42, 0x00, 0x0B}}; }
 
 }  // namespace
 
@@ -190,8 +191,23 @@ bool ModuleParser::parse_limits(Limits& out, unsigned bits) {
   return true;
 }
 
+// `i32` / `i64` before a memory's or table's limits (memory64); i32 if absent.
+bool ModuleParser::parse_address_type() {
+  if (!options_.memory64 || !at_address_type()) return false;
+  const bool address64 = peek().kw == Kw::I64;
+  ++pos_;
+  return address64;
+}
+
+bool ModuleParser::parse_memory_limits(Limits& out) {
+  const bool address64 = parse_address_type();
+  if (!parse_limits(out, address64 || options_.memory64 ? 64 : 32)) return false;
+  out.address64 = address64;
+  return true;
+}
+
 bool ModuleParser::parse_table_type(TableType& out) {
-  return parse_limits(out.limits, 32) && parse_reftype(out.element);
+  return parse_memory_limits(out.limits) && parse_reftype(out.element);
 }
 
 bool ModuleParser::parse_global_type(GlobalType& out) {
@@ -353,8 +369,8 @@ bool ModuleParser::scan_fields() {
         while (at_form(Kw::Export)) pos_ = peek().close + 1;
         if (at_form(Kw::Import)) break;
         // Inline element and data segments take the next segment index.
-        if (k == ExternKind::Table && at_inline_elem()) spaces_[size_t(Space::Elem)].count++;
-        if (k == ExternKind::Memory && at_form(Kw::Data)) spaces_[size_t(Space::Data)].count++;
+        if (k == ExternKind::Table && at_inline_elem(at_address_type())) spaces_[size_t(Space::Elem)].count++;
+        if (k == ExternKind::Memory && at_form(Kw::Data, at_address_type())) spaces_[size_t(Space::Data)].count++;
         break;
       }
       case Kw::Elem:
@@ -514,7 +530,7 @@ bool ModuleParser::parse_import() {
       if (!parse_table_type(imp.table)) return false;
       break;
     case ExternKind::Memory:
-      if (!parse_limits(imp.memory.limits, 32)) return false;
+      if (!parse_memory_limits(imp.memory.limits)) return false;
       break;
     case ExternKind::Global:
       if (!parse_global_type(imp.global)) return false;
@@ -597,13 +613,14 @@ bool ModuleParser::parse_table() {
   }
   last_definition_ = "table";
   Table table;
-  if (at_inline_elem()) {
+  if (at_inline_elem(at_address_type())) {
     // (table reftype (elem …)): a table sized exactly for an active segment at 0.
+    table.type.limits.address64 = parse_address_type();
     ElemSegment seg;
     if (!parse_reftype(seg.type)) return false;
     pos_ += 2;
     seg.table = index;
-    seg.offset = i32_const_zero();
+    seg.offset = table.type.limits.address64 ? i64_const_zero() : i32_const_zero();
     if (at(TokKind::LParen)) {
       seg.uses_expressions = true;
       if (!parse_elem_list(seg, false)) return false;
@@ -635,26 +652,28 @@ bool ModuleParser::parse_memory() {
     const Token& at_import = peek();
     Import imp;
     imp.kind = ExternKind::Memory;
-    if (!parse_inline_import(imp) || !check_import_order(at_import) || !parse_limits(imp.memory.limits, 32))
+    if (!parse_inline_import(imp) || !check_import_order(at_import) || !parse_memory_limits(imp.memory.limits))
       return false;
     module_->imports.push_back(std::move(imp));
     return expect_rparen();
   }
   last_definition_ = "memory";
   Memory memory;
+  if (at_address_type() && peek(1).kind == TokKind::LParen && peek(2).kind == TokKind::Atom && peek(2).kw == Kw::Data)
+    memory.type.limits.address64 = parse_address_type();
   if (at_form(Kw::Data)) {
     // (memory (data …)): a memory sized exactly for an active segment at 0.
     pos_ += 2;
     DataSegment seg;
     seg.memory = index;
-    seg.offset = i32_const_zero();
+    seg.offset = memory.type.limits.address64 ? i64_const_zero() : i32_const_zero();
     if (!parse_data_strings(seg.bytes) || !expect_rparen()) return false;
     uint64_t pages = (seg.bytes.size() + kWasmPageSize - 1) / kWasmPageSize;
     memory.type.limits.min = pages;
     memory.type.limits.max = pages;
     module_->datas.push_back(std::move(seg));
     next_[size_t(Space::Data)]++;
-  } else if (!parse_limits(memory.type.limits, 32)) {
+  } else if (!parse_memory_limits(memory.type.limits)) {
     return false;
   }
   module_->memories.push_back(memory);
@@ -825,7 +844,7 @@ bool ModuleParser::parse_data() {
 // Entry point
 // ============================================================================
 
-Result<Module> parse_module(std::string_view source) {
+Result<Module> parse_module(std::string_view source, const TextOptions& options) {
   WEFT_TRY_ASSIGN(TokenList tokens, tokenize(source));
   Module module;
   size_t pos = 0;
@@ -843,7 +862,7 @@ Result<Module> parse_module(std::string_view source) {
     if (t.kind == TokKind::Atom && (t.kw == Kw::Binary || t.kw == Kw::Quote))
       return tokens.error_at(t.offset, "module binary/quote is a script form, not a module");
   }
-  detail::ModuleParser parser(tokens, pos);
+  detail::ModuleParser parser(tokens, pos, options);
   if (!parser.parse(module)) return parser.error();
   size_t end = parser.pos();
   if (wrapped) {

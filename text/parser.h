@@ -14,6 +14,7 @@
 #include "core/opcodes.h"
 #include "core/result.h"
 #include "text/lexer.h"
+#include "text/text.h"
 
 namespace weft::text::detail {
 
@@ -35,7 +36,9 @@ class Cursor {
   bool at(TokKind kind) const { return peek().kind == kind; }
   bool at_kw(Kw kw) const { return peek().kind == TokKind::Atom && peek().kw == kw; }
   // `(kw` — the start of a form introduced by a keyword.
-  bool at_form(Kw kw) const { return at(TokKind::LParen) && peek(1).kind == TokKind::Atom && peek(1).kw == kw; }
+  bool at_form(Kw kw, size_t ahead = 0) const {
+    return peek(ahead).kind == TokKind::LParen && peek(ahead + 1).kind == TokKind::Atom && peek(ahead + 1).kw == kw;
+  }
   // A numeric index or an $id (e.g. the optional table of `table.get`).
   bool at_index(size_t ahead = 0) const {
     const Token& t = peek(ahead);
@@ -84,7 +87,8 @@ class ModuleParser : public Cursor {
  public:
   // `pos` is the first field token; parsing stops at the ')' that closes the
   // enclosing form (or at end of input).
-  ModuleParser(const TokenList& tokens, size_t pos) : Cursor(tokens, pos) {}
+  ModuleParser(const TokenList& tokens, size_t pos, const TextOptions& options = {})
+      : Cursor(tokens, pos), options_(options) {}
 
   bool parse(Module& out);
 
@@ -140,11 +144,18 @@ class ModuleParser : public Cursor {
   // The number of tokens of the reference type `ahead` tokens on (0: none there).
   size_t reftype_tokens(size_t ahead) const;
   // `reftype (elem …)`: the inline element segment of a table.
-  bool at_inline_elem() const {
-    const size_t n = reftype_tokens(0);
-    return n > 0 && peek(n).kind == TokKind::LParen && peek(n + 1).kind == TokKind::Atom && peek(n + 1).kw == Kw::Elem;
+  bool at_inline_elem(size_t ahead = 0) const {
+    const size_t n = reftype_tokens(ahead);
+    return n > 0 && peek(ahead + n).kind == TokKind::LParen && peek(ahead + n + 1).kind == TokKind::Atom &&
+           peek(ahead + n + 1).kw == Kw::Elem;
+  }
+  // 1 if an address type (`i32`/`i64`, memory64) is next, else 0: tokens to skip.
+  size_t at_address_type() const {
+    return peek().kind == TokKind::Atom && (peek().kw == Kw::I64 || peek().kw == Kw::I32) ? 1 : 0;
   }
   bool parse_limits(Limits& out, unsigned bits);
+  bool parse_address_type();
+  bool parse_memory_limits(Limits& out);  // address type, then limits (memories and tables)
   bool parse_table_type(TableType& out);
   bool parse_global_type(GlobalType& out);
   bool parse_param_result_lists(FuncType& type, std::vector<std::pair<std::string_view, uint32_t>>* names,
@@ -196,6 +207,7 @@ class ModuleParser : public Cursor {
     uint32_t count = 0;
   };
   Names spaces_[size_t(Space::Count_)];
+  TextOptions options_;
   std::unordered_map<std::string, uint32_t> type_lookup_;  // signature key → first type index
   size_t fields_begin_ = 0;
 

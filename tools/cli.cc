@@ -80,6 +80,8 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
                    "non-nullable locals): the fiber extension's version 1 typing");
   command.add_flag("--disable-multi-memory", limits.disable_multi_memory,
                    "Reject Wasm 3.0's multiple memories: at most one memory per module (Wasm 2.0)");
+  command.add_flag("--disable-memory64", limits.disable_memory64,
+                   "Reject Wasm 3.0's 64-bit memories and tables (i64 address types)");
 }
 
 Config make_config(const std::string& tier, const LimitArgs& limits) {
@@ -93,6 +95,7 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.disable_fibers) config.enable_fibers = false;
   if (limits.disable_function_references) config.enable_function_references = false;
   if (limits.disable_multi_memory) config.enable_multi_memory = false;
+  if (limits.disable_memory64) config.enable_memory64 = false;
   if (limits.value_stack_bytes) config.value_stack_bytes = *limits.value_stack_bytes;
   if (limits.enable_simd) config.enable_simd = *limits.enable_simd;
   config.eager_compilation = limits.compile == "eager";

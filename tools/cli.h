@@ -46,6 +46,7 @@ struct LimitArgs {
   bool disable_fibers = false;               // strict Wasm 2.0: no 0xFA/0x5C/… encodings
   bool disable_function_references = false;  // no Wasm 3.0 typed function references
   bool disable_multi_memory = false;          // at most one memory per module (Wasm 2.0)
+  bool disable_memory64 = false;              // no i64 address types (Wasm 2.0)
   // Set only through wasmtime's -W keys (max-wasm-stack, simd), see cmd_run.cc.
   std::optional<uint64_t> value_stack_bytes;
   std::optional<bool> enable_simd;

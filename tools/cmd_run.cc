@@ -121,6 +121,7 @@ Result<LimitArgs> limits_with_wasm_options(const RunArgs& a) {
   if (w.fibers) limits.disable_fibers = !*w.fibers;
   if (w.function_references) limits.disable_function_references = !*w.function_references;
   if (w.multi_memory) limits.disable_multi_memory = !*w.multi_memory;
+  if (w.memory64) limits.disable_memory64 = !*w.memory64;
   if (!a.timeout.empty()) {
     Result<std::chrono::milliseconds> d = tools::parse_duration(a.timeout);
     if (!d.ok()) return make_error(ErrorKind::Usage, "--timeout: " + d.error().message);

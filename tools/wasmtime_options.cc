@@ -107,6 +107,9 @@ const OptionKey<WasmOptionSettings> kWasmKeys[] = {
        s.value_stack_bytes = bytes;
        return {};
      }},
+    {"memory64", "[=y|n]",
+     "Wasm 3.0's 64-bit memories and tables (on by default; =n is --disable-memory64)",
+     set_feature<&WasmOptionSettings::memory64>},
     {"multi-memory", "[=y|n]",
      "Wasm 3.0's multiple memories per module (on by default; =n is --disable-multi-memory)",
      set_feature<&WasmOptionSettings::multi_memory>},

@@ -26,6 +26,7 @@ struct WasmOptionSettings {
   std::optional<bool> fibers;  // stack-switching / fibers: weft's fiber extension
   std::optional<bool> function_references;  // Wasm 3.0 typed function references
   std::optional<bool> multi_memory;         // Wasm 3.0 multiple memories
+  std::optional<bool> memory64;             // Wasm 3.0 64-bit memories and tables
   std::optional<std::chrono::milliseconds> timeout;  // interrupt the run after this long
 };
 

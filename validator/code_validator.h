@@ -258,6 +258,8 @@ class CodeValidator {
   bool check_label(uint32_t depth);
   bool check_memarg(uint32_t natural_bytes);
   bool check_memory(uint32_t index);
+  bool memory_instruction(const OpcodeInfo& info);  // the operand types of one on a 64-bit memory
+  bool table_instruction(const OpcodeInfo& info);   // the same for tables
   bool check_table(uint32_t index);
   bool check_elem(uint32_t index);
   bool check_data(uint32_t index);
@@ -387,6 +389,15 @@ class CodeValidator {
   // alignment and the memory index read as one number (memory in the high
   // half), plus 2^40 when the module has no memory so that it never fits.
   uint64_t memarg_fast_bias_ = 0;
+  bool has_memory64_ = false;  // some memory has an i64 address type: memory_instruction()
+  bool has_table64_ = false;   // some table has: table_instruction()
+  ValType table_index_type(uint32_t table) const {
+    return ctx_.tables[table].limits.address64 ? ValType::i64() : ValType::i32();
+  }
+  static bool names_memory(ImmKind kind) {
+    return kind == ImmKind::Memarg || kind == ImmKind::MemargLane || kind == ImmKind::MemIdx ||
+           kind == ImmKind::MemoryInit || kind == ImmKind::MemoryCopy;
+  }
   uint64_t memarg_fast_key() const {
     static_assert(offsetof(Instruction, memory) == offsetof(Instruction, align) + 4 &&
                   std::endian::native == std::endian::little);

@@ -107,6 +107,7 @@ struct ModuleContext {
   std::vector<GlobalType> globals{};
   uint32_t num_imported_globals = 0;  // the globals a constant expression may read
   uint32_t num_memories = 0;
+  std::vector<bool> memory_address64{};  // memory index -> an i64 address type (memory64)
   std::vector<uint32_t> tag_types{};  // tag index -> type index (a function type without results)
   std::vector<bool> declared_function_refs{};
   std::vector<uint32_t> canonical_types{};  // canonical_type_ids(module)

@@ -98,10 +98,18 @@ Result<void> check_table_type(const ModuleContext& ctx, const TableType& type, b
   if (!is_defaultable(type.element) && !(filled && ctx.options.enable_function_references))
     return module_error("type mismatch: non-defaultable type " + to_string(type.element) + " as table element" +
                         (ctx.options.enable_function_references ? " without an initializer" : "") + " in " + where);
+  if (type.limits.address64 && !ctx.options.enable_memory64)
+    return module_error("64-bit tables (memory64) are not enabled: " + where);
+  if (type.limits.address64) return check_limits(type.limits, UINT64_MAX, "", where);
   return check_limits(type.limits, kMaxTableSize, "table size must be at most 2^32-1", where);
 }
 
-Result<void> check_memory_type(const MemoryType& type, const std::string& where) {
+Result<void> check_memory_type(const ModuleContext& ctx, const MemoryType& type, const std::string& where) {
+  if (type.limits.address64 && !ctx.options.enable_memory64)
+    return module_error("64-bit memories (memory64) are not enabled: " + where);
+  // A 64-bit memory's bytes are 2^64 at most: 2^48 pages of 64 KiB.
+  if (type.limits.address64)
+    return check_limits(type.limits, uint64_t(1) << 48, "memory size must be at most 2^48 pages", where);
   return check_limits(type.limits, kMaxMemoryPages, "memory size must be at most 65536 pages (4GiB)", where);
 }
 
@@ -158,8 +166,9 @@ Result<void> build_index_spaces(ModuleContext& ctx) {
         ctx.tables.push_back(imp.table);
         break;
       case ExternKind::Memory:
-        WEFT_TRY(check_memory_type(imp.memory, where));
+        WEFT_TRY(check_memory_type(ctx, imp.memory, where));
         ++ctx.num_memories;
+        ctx.memory_address64.push_back(imp.memory.limits.address64);
         break;
       case ExternKind::Global:
         WEFT_TRY(check_valtype(ctx, imp.global.type, where));
@@ -186,8 +195,9 @@ Result<void> build_index_spaces(ModuleContext& ctx) {
     ctx.tables.push_back(table.type);
   }
   for (const Memory& memory : m.memories) {
-    WEFT_TRY(check_memory_type(memory.type, entity("memory", ctx.num_memories)));
+    WEFT_TRY(check_memory_type(ctx, memory.type, entity("memory", ctx.num_memories)));
     ++ctx.num_memories;
+    ctx.memory_address64.push_back(memory.type.limits.address64);
   }
   // Wasm 2.0 has one memory; more are Wasm 3.0's multi-memory.
   if (ctx.num_memories > 1 && !ctx.options.enable_multi_memory) return module_error("multiple memories");
@@ -301,7 +311,9 @@ Result<void> check_elems(const ModuleContext& ctx) {
     if (elem.mode == SegmentMode::Active) {
       if (elem.table >= ctx.tables.size())
         return module_error("unknown table " + std::to_string(elem.table) + " in " + where);
-      WEFT_TRY(check_const_expr(ctx, elem.offset, ValType::i32(), where + " offset"));
+      WEFT_TRY(check_const_expr(ctx, elem.offset,
+                                ctx.tables[elem.table].limits.address64 ? ValType::i64() : ValType::i32(),
+                                where + " offset"));
       const ValType table_elem = ctx.tables[elem.table].element;
       if (!ctx.is_subtype(ctx.elem_type(elem), table_elem))
         return module_error("type mismatch: " + where + " of " + to_string(elem.type) + " for a table of " +
@@ -319,7 +331,8 @@ Result<void> check_datas(const ModuleContext& ctx) {
     const std::string where = entity("data segment", i);
     if (data.memory >= ctx.num_memories)
       return module_error("unknown memory " + std::to_string(data.memory) + " in " + where);
-    WEFT_TRY(check_const_expr(ctx, data.offset, ValType::i32(), where + " offset"));
+    WEFT_TRY(check_const_expr(ctx, data.offset, ctx.memory_address64[data.memory] ? ValType::i64() : ValType::i32(),
+                              where + " offset"));
   }
   if (m.data_count && *m.data_count != m.datas.size())
     return make_error(ErrorKind::Malformed, "data count and data section have inconsistent lengths");

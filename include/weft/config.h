@@ -25,6 +25,10 @@ struct Config {
   // memories, and instructions name one by index. Off: at most one memory,
   // "multiple memories" otherwise (Wasm 2.0).
   bool enable_multi_memory = true;
+  // 64-bit memories and tables (Wasm 3.0's memory64): an i64 address type
+  // (`(memory i64 1)`, limits flag 0x04) whose loads, stores, memory.* and
+  // table.* instructions take i64 addresses. Off: limits flags are Wasm 2.0's.
+  bool enable_memory64 = true;
   // Wasm call depth before "call stack exhausted", counted per context: the
   // thread's own stack (all frames of nested host → Wasm entries) and each
   // fiber's stack separately. A fiber's depth is also bounded by its stack

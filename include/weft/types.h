@@ -57,6 +57,9 @@ std::string to_string(const FuncType& t);  // "[i32 i32] -> [i64]", "fiber [i32]
 struct Limits {
   uint64_t min = 0;
   std::optional<uint64_t> max;
+  // The address type of a memory or table (Wasm 3.0's memory64): i64
+  // addresses and indices, and limits as 64-bit numbers. false: i32.
+  bool address64 = false;
   friend bool operator==(const Limits&, const Limits&) = default;
 };
 

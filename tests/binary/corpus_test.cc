@@ -78,6 +78,7 @@ FileStats run_file(const fs::path& wast, const fs::path& out_dir) {
     // on by default, reads a u32 there).
     DecodeOptions wasm2;
     wasm2.enable_multi_memory = false;
+    wasm2.enable_memory64 = false;
     Result<Module> r = decode_module(bytes, wasm2);
 
     if (type == "assert_malformed") {

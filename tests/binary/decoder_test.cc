@@ -122,10 +122,17 @@ TEST(DecodeLeb, LengthAndUnusedBits) {
       "integer too large"));
   EXPECT_TRUE(decode_module(
       func_module({0x42, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F, 0x1A, 0x0B})).ok());
-  // A memarg offset.
-  EXPECT_TRUE(Malformed(func_module({0x41, 0x00, 0x28, 0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x1A, 0x0B},
+  // A memarg offset: a u32 in Wasm 2.0, a u64 with memory64 (the default).
+  DecodeOptions wasm2;
+  wasm2.enable_memory64 = false;
+  const Bytes six_byte_offset =
+      func_module({0x41, 0x00, 0x28, 0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x1A, 0x0B}, {memory_section()});
+  EXPECT_TRUE(Malformed(six_byte_offset, "integer representation too long", wasm2));
+  EXPECT_TRUE(decode_module(six_byte_offset).ok());
+  EXPECT_TRUE(Malformed(func_module({0x41, 0x00, 0x28, 0x02, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                     0x80, 0x00, 0x1A, 0x0B},
                                     {memory_section()}),
-                        "integer representation too long"));
+                        "integer representation too long"));  // eleven bytes
   // A memarg alignment.
   EXPECT_TRUE(Malformed(func_module({0x41, 0x00, 0x28, 0x82, 0x80, 0x80, 0x80, 0x80, 0x00, 0x00, 0x1A, 0x0B},
                                     {memory_section()}),
@@ -155,13 +162,27 @@ TEST(DecodeTypes, ValueAndReferenceTypes) {
 }
 
 TEST(DecodeTypes, Limits) {
-  EXPECT_TRUE(Malformed(module_bytes({section(4, {0x01, 0x70, 0x02, 0x00})}), "integer too large"));
+  // Wasm 2.0's flags are a 1-bit LEB.
+  DecodeOptions wasm2;
+  wasm2.enable_memory64 = false;
+  EXPECT_TRUE(Malformed(module_bytes({section(4, {0x01, 0x70, 0x02, 0x00})}), "integer too large", wasm2));
   EXPECT_TRUE(Malformed(module_bytes({section(4, {0x01, 0x70, 0x81, 0x00, 0x00, 0x00})}),
-                        "integer representation too long"));
-  EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x02, 0x00})}), "integer too large"));
-  EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x03, 0x00, 0x00})}), "integer too large"));  // shared: not 2.0
+                        "integer representation too long", wasm2));
+  EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x02, 0x00})}), "integer too large", wasm2));
+  EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x03, 0x00, 0x00})}), "integer too large", wasm2));
   EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x81, 0x01, 0x00, 0x00})}),
-                        "integer representation too long"));
+                        "integer representation too long", wasm2));
+  EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x04, 0x00})}), "integer too large", wasm2));
+  // memory64 (the default): 0x04 is the i64 address type, with u64 bounds;
+  // anything but 0, 1, 4, 5 (shared: the threads proposal's) is malformed.
+  EXPECT_TRUE(Malformed(module_bytes({section(4, {0x01, 0x70, 0x02, 0x00})}), "malformed limits flags"));
+  EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x03, 0x00, 0x00})}), "malformed limits flags"));
+  EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x81, 0x01, 0x00, 0x00})}), "malformed limits flags"));
+  Module m64 = Decoded(module_bytes({section(5, {0x01, 0x05, 0x01, 0x80, 0x80, 0x80, 0x80, 0x20})}));
+  ASSERT_EQ(m64.memories.size(), 1u);
+  EXPECT_TRUE(m64.memories[0].type.limits.address64);
+  EXPECT_EQ(m64.memories[0].type.limits.min, 1u);
+  EXPECT_EQ(m64.memories[0].type.limits.max, uint64_t(1) << 33);
   EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F})}), "integer too large"));
   // Sizes beyond 4 GiB are a validation matter: decoded as they are.
   Module m = Decoded(module_bytes({section(4, {0x01, 0x6F, 0x01, 0x05, 0x03}),

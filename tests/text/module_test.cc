@@ -250,7 +250,12 @@ TEST(Module, GlobalsTablesMemoriesStart) {
   EXPECT_EQ(m.memories[0].type.limits, (Limits{1, 2}));
   EXPECT_EQ(m.start, 0u);
   EXPECT_NE(parse_error("(func) (start 0) (start 0)").message.find("multiple start sections"), std::string::npos);
-  parse_error("(memory 0x1_0000_0000)");
+  parse_error("(memory 0x1_0000_0000)", {.memory64 = false});  // memory64: the validator's error
+  Module m64 = parse_ok("(memory i64 2 0x1_0000_0000) (table i64 1 funcref)");
+  EXPECT_TRUE(m64.memories[0].type.limits.address64);
+  EXPECT_EQ(m64.memories[0].type.limits.max, uint64_t(1) << 32);
+  EXPECT_TRUE(m64.tables[0].type.limits.address64);
+  parse_error("(memory i64 1)", {.memory64 = false});
   parse_ok("(memory 0xFFFF_FFFF)");  // the validator rejects > 65536 pages
 }
 

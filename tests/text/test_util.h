@@ -34,8 +34,8 @@ inline ::testing::AssertionResult wast_rejected(std::string_view src) {
   return ::testing::AssertionFailure() << "accepted: " << src;
 }
 
-inline Error parse_error(std::string_view src) {
-  Result<Module> r = parse_module(src);
+inline Error parse_error(std::string_view src, const TextOptions& options = {}) {
+  Result<Module> r = parse_module(src, options);
   EXPECT_FALSE(r.ok()) << "accepted: " << src;
   return r.ok() ? Error{} : r.error();
 }

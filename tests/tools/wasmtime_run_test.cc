@@ -331,7 +331,7 @@ TEST_P(CliWasmtimeFlags, UnknownOrUnsupportedKeysAreUsageErrors) {
   CliResult r = weft("run -W frobnicate=1 " + fixture("foo.wat"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown -W option 'frobnicate' (known: fuel, function-references, max-memory-size, "
-                       "max-table-elements, max-wasm-stack, multi-memory, simd, stack-switching, timeout"),
+                       "max-table-elements, max-wasm-stack, memory64, multi-memory, simd, stack-switching, timeout"),
             std::string::npos)
       << r.err;
   r = weft("run -S frobnicate " + fixture("foo.wat"));

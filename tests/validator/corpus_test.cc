@@ -255,8 +255,10 @@ TEST(ValidatorCorpus, SpecSuite) {
         // (multi-memory, on by default, reversed those assertions).
         binary::DecodeOptions decode_options;
         decode_options.enable_multi_memory = false;
+        decode_options.enable_memory64 = false;
         ValidateOptions validate_options;
         validate_options.enable_multi_memory = false;
+        validate_options.enable_memory64 = false;
         auto decoded = binary::decode_module(bytes, decode_options);
         if (!decoded.ok()) {
           report.decode_errors.push_back(where + " (" + c.type + "): " + decoded.error().to_string());
