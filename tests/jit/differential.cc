@@ -15,8 +15,9 @@
 // its own budget (1 to 2^17, log-uniform, the same on both tiers) and the
 // fuel left after it is part of what must agree: the tiers must charge
 // identically, not just trap alike (runtime/fuel.h is the one price list).
-// With --two-memories each module first gets a second memory and its memory
-// instructions spread over both (tests/jit/two_memories.cc). Prints "differential: R runs agree, D
+// With --two-memories each module first gets a second memory (every other
+// one a 64-bit memory) and its memory instructions spread over both
+// (tests/jit/two_memories.cc). Prints "differential: R runs agree, D
 // disagree (F files)" and exits 1 on any disagreement. Used by
 // tests/jit/differential.sh over `wasm-opt -ttf` modules (public API only).
 #include <algorithm>
@@ -210,7 +211,7 @@ int main(int argc, char** argv) {
                  "       jit_differential --fiber-files FILE.wat… [--self-check]\n");
     return 2;
   }
-  uint64_t agree = 0, disagree = 0, compiled = 0, fallbacks = 0, not_run = 0, out_of_fuel = 0, moved = 0;
+  uint64_t agree = 0, disagree = 0, compiled = 0, fallbacks = 0, not_run = 0, out_of_fuel = 0, moved = 0, wide = 0;
   for (const std::string& file : files) {
     std::ifstream in(file, std::ios::binary);
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -220,10 +221,12 @@ int main(int argc, char** argv) {
     }
     if (two_memories) {
       uint32_t moved_here = 0;
-      weft::Result<std::vector<uint8_t>> spread =
-          weft::differential::spread_over_two_memories(bytes, std::hash<std::string>{}(file), moved_here);
+      bool memory1_is64 = false;
+      weft::Result<std::vector<uint8_t>> spread = weft::differential::spread_over_two_memories(
+          bytes, std::hash<std::string>{}(file), moved_here, memory1_is64);
       if (spread.ok()) bytes = std::move(*spread);  // (else the module as it is: its load error is compared)
       moved += moved_here;
+      wide += spread.ok() && memory1_is64;
     }
     Transcript interp = run(file, bytes, weft::Tier::Interpreter, calls, random_fuel);
     Transcript jit = run(file, bytes, weft::Tier::Jit, calls, random_fuel);
@@ -243,6 +246,8 @@ int main(int argc, char** argv) {
               " fell back)\n",
               random_fuel ? " (random fuel)" : "", two_memories ? " (two memories)" : "", agree, disagree,
               files.size(), not_run, out_of_fuel, compiled, fallbacks);
-  if (two_memories) std::printf("two memories: %" PRIu64 " memory operands moved to memory 1\n", moved);
+  if (two_memories)
+    std::printf("two memories: %" PRIu64 " memory operands moved to memory 1; in %" PRIu64
+                " modules memory 1 is a 64-bit memory\n", moved, wide);
   return disagree == 0 ? 0 : 1;
 }

@@ -4,9 +4,10 @@
 # import calls, globals and memory bit for bit. Two parts:
 #  1. N random modules from Binaryen's `wasm-opt -ttf --denan` (the features
 #     fuzz/differential.py uses, and tail calls), every export called CALLS times;
-#     then the same modules again with a second memory and their memory
-#     instructions spread over both (`--two-memories`, tests/jit/two_memories.cc:
-#     Binaryen 108 cannot generate multi-memory code);
+#     then the same modules again with a second memory (every other one a
+#     64-bit memory) and their memory instructions spread over both
+#     (`--two-memories`, tests/jit/two_memories.cc: Binaryen 108 generates
+#     neither multi-memory nor 64-bit memory code);
 #  2. FIBER_N generated fiber programs (fuzz/fiber_program.h: handle/event and
 #     all nine fiber.* instructions), every root called twice, under the fiber
 #     fuzzer's limits; the tool also counts the runs that delivered events.
