@@ -44,6 +44,8 @@ Result<WasmModule> validated(const Engine& engine, Module module, std::span<cons
   options.enable_function_references = engine.config().enable_function_references;
   options.enable_multi_memory = engine.config().enable_multi_memory;
   options.enable_memory64 = engine.config().enable_memory64;
+  options.enable_tail_call = engine.config().enable_tail_call;
+  options.enable_extended_const = engine.config().enable_extended_const;
   options.binary_bodies_unchecked = decoded_with != nullptr;
   Result<validator::ValidationInfo> info = validator::validate_module(module, options);
   if (!info.ok()) {

@@ -82,6 +82,10 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
                    "Reject Wasm 3.0's multiple memories: at most one memory per module (Wasm 2.0)");
   command.add_flag("--disable-memory64", limits.disable_memory64,
                    "Reject Wasm 3.0's 64-bit memories and tables (i64 address types)");
+  command.add_flag("--disable-tail-call", limits.disable_tail_call,
+                   "Reject Wasm 3.0's tail calls (return_call, return_call_indirect, return_call_ref)");
+  command.add_flag("--disable-extended-const", limits.disable_extended_const,
+                   "Reject Wasm 3.0's extended constant expressions (i32/i64 add, sub, mul)");
 }
 
 Config make_config(const std::string& tier, const LimitArgs& limits) {
@@ -96,6 +100,8 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.disable_function_references) config.enable_function_references = false;
   if (limits.disable_multi_memory) config.enable_multi_memory = false;
   if (limits.disable_memory64) config.enable_memory64 = false;
+  if (limits.disable_tail_call) config.enable_tail_call = false;
+  if (limits.disable_extended_const) config.enable_extended_const = false;
   if (limits.value_stack_bytes) config.value_stack_bytes = *limits.value_stack_bytes;
   if (limits.enable_simd) config.enable_simd = *limits.enable_simd;
   config.eager_compilation = limits.compile == "eager";

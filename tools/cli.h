@@ -47,6 +47,8 @@ struct LimitArgs {
   bool disable_function_references = false;  // no Wasm 3.0 typed function references
   bool disable_multi_memory = false;          // at most one memory per module (Wasm 2.0)
   bool disable_memory64 = false;              // no i64 address types (Wasm 2.0)
+  bool disable_tail_call = false;             // no return_call* (Wasm 2.0)
+  bool disable_extended_const = false;        // no arithmetic in constant expressions (Wasm 2.0)
   // Set only through wasmtime's -W keys (max-wasm-stack, simd), see cmd_run.cc.
   std::optional<uint64_t> value_stack_bytes;
   std::optional<bool> enable_simd;

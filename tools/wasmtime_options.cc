@@ -70,6 +70,9 @@ Error not_supported_yet(char group, std::string_view key, std::string_view why) 
 constexpr uint64_t kPageBytes = 64 * 1024;
 
 const OptionKey<WasmOptionSettings> kWasmKeys[] = {
+    {"extended-const", "[=y|n]",
+     "Wasm 3.0's extended constant expressions (on by default; =n is --disable-extended-const)",
+     set_feature<&WasmOptionSettings::extended_const>},
     {"fuel", "=N",
      "execution budget, as --fuel: trap \"all fuel consumed\" when spent; weft charges per call and loop "
      "iteration, not per instruction",
@@ -117,6 +120,8 @@ const OptionKey<WasmOptionSettings> kWasmKeys[] = {
     {"stack-switching", "[=y|n]",
      "weft's fiber extension, its own stack-switching design (on by default; =n is --disable-fibers)",
      set_feature<&WasmOptionSettings::fibers>},
+    {"tail-call", "[=y|n]", "Wasm 3.0's tail calls (on by default; =n is --disable-tail-call)",
+     set_feature<&WasmOptionSettings::tail_call>},
     {"timeout", "=DURATION",
      "stop the program after DURATION (500ms, 10s, 1m; a bare number is seconds): it traps \"interrupted\" at its "
      "next call or loop iteration and weft exits 134; as --timeout",

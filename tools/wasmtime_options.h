@@ -27,6 +27,8 @@ struct WasmOptionSettings {
   std::optional<bool> function_references;  // Wasm 3.0 typed function references
   std::optional<bool> multi_memory;         // Wasm 3.0 multiple memories
   std::optional<bool> memory64;             // Wasm 3.0 64-bit memories and tables
+  std::optional<bool> tail_call;            // Wasm 3.0 tail calls
+  std::optional<bool> extended_const;       // Wasm 3.0 extended constant expressions
   std::optional<std::chrono::milliseconds> timeout;  // interrupt the run after this long
 };
 

@@ -1001,6 +1001,9 @@ bool CodeValidator::br_table() {
 // -- Calls ------------------------------------------------------------------
 
 bool CodeValidator::call(Opcode op) {
+  if ((op == Opcode::ReturnCall || op == Opcode::ReturnCallIndirect || op == Opcode::ReturnCallRef) &&
+      !ctx_.options.enable_tail_call)
+    return invalid("tail calls are not enabled: " + std::string(opcode_info(op).text));
   uint32_t type_index;
   if (op == Opcode::Call || op == Opcode::ReturnCall) {
     const uint32_t func = insn_.index;

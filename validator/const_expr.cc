@@ -82,6 +82,11 @@ Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType
       }
       case Opcode::I32Add: case Opcode::I32Sub: case Opcode::I32Mul:
       case Opcode::I64Add: case Opcode::I64Sub: case Opcode::I64Mul: {
+        if (!ctx.options.enable_extended_const)  // (Wasm 2.0's wording)
+          return const_error(ErrorKind::Invalid,
+                             "constant expression required: " + std::string(opcode_info(insn.op).text) +
+                                 " is not a constant instruction (extended constant expressions are not enabled)",
+                             where);
         const bool wide = insn.op == Opcode::I64Add || insn.op == Opcode::I64Sub || insn.op == Opcode::I64Mul;
         last = wide ? ValType::i64() : ValType::i32();
         for (int operand = 0; operand < 2; ++operand) {

@@ -29,6 +29,12 @@ struct Config {
   // (`(memory i64 1)`, limits flag 0x04) whose loads, stores, memory.* and
   // table.* instructions take i64 addresses. Off: limits flags are Wasm 2.0's.
   bool enable_memory64 = true;
+  // Tail calls (Wasm 3.0): return_call, return_call_indirect (and
+  // return_call_ref). Off: they are invalid.
+  bool enable_tail_call = true;
+  // Extended constant expressions (Wasm 3.0): i32/i64 add, sub and mul in
+  // constant expressions. Off: they are not constant instructions.
+  bool enable_extended_const = true;
   // Wasm call depth before "call stack exhausted", counted per context: the
   // thread's own stack (all frames of nested host → Wasm entries) and each
   // fiber's stack separately. A fiber's depth is also bounded by its stack

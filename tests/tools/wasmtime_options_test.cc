@@ -49,8 +49,8 @@ TEST(WasmtimeOptions, BooleansAsWasmtimeSpellsThem) {
 
 TEST(WasmtimeOptions, Errors) {
   EXPECT_EQ(wasm_error("frobnicate"),
-            "unknown -W option 'frobnicate' (known: fuel, function-references, max-memory-size, max-table-elements, "
-            "max-wasm-stack, memory64, multi-memory, simd, stack-switching, timeout; -W help describes them)");
+            "unknown -W option 'frobnicate' (known: extended-const, fuel, function-references, max-memory-size, max-table-elements, "
+            "max-wasm-stack, memory64, multi-memory, simd, stack-switching, tail-call, timeout; -W help describes them)");
   EXPECT_EQ(wasm_error("fuel"), "-W fuel: needs a value: fuel=N");
   EXPECT_EQ(wasm_error("fuel=0x"), "-W fuel: '0x' is not a number");
   EXPECT_EQ(wasm_error("fuel=12abc"), "-W fuel: '12abc' is not a number");
@@ -94,7 +94,7 @@ TEST(WasmtimeOptions, WasiKeys) {
 
 TEST(WasmtimeOptions, HelpNamesEveryKey) {
   for (const char* key : {"fuel=N", "function-references[=y|n]", "max-memory-size=BYTES", "max-table-elements=N", "max-wasm-stack=BYTES",
-                          "memory64[=y|n]", "multi-memory[=y|n]", "simd[=y|n]", "stack-switching[=y|n]", "timeout=DURATION"})
+                          "memory64[=y|n]", "multi-memory[=y|n]", "simd[=y|n]", "stack-switching[=y|n]", "tail-call[=y|n]", "extended-const[=y|n]", "timeout=DURATION"})
     EXPECT_NE(wasm_options_help().find(key), std::string::npos) << key;
   EXPECT_NE(wasi_options_help().find("-S inherit-env[=y|n]"), std::string::npos);
 }

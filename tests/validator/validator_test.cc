@@ -437,6 +437,29 @@ TEST(ValidatorMemory, MemoryInstructions) {
 // ---------------------------------------------------------------------------
 // Module level
 
+// Wasm 3.0's tail calls and extended constant expressions can each be
+// switched off (Config::enable_tail_call / enable_extended_const).
+TEST(ValidatorModule, TailCallsAndExtendedConstantsCanBeSwitchedOff) {
+  const Module tail = single_function({{}, {}}, Code().op(O::ReturnCall).u32(0).op(O::End));
+  EXPECT_TRUE(valid(tail));
+  ValidateOptions no_tail_calls;
+  no_tail_calls.enable_tail_call = false;
+  Result<ValidationInfo> r = validate_module(tail, no_tail_calls);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Invalid);
+  EXPECT_NE(r.error().message.find("tail calls are not enabled: return_call"), std::string::npos);
+
+  Module extended;
+  extended.globals.push_back(
+      {{ValType::i32(), false}, Code().op(O::I32Const).s32(2).op(O::I32Const).s32(3).op(O::I32Mul).op(O::End).expr()});
+  EXPECT_TRUE(valid(extended));
+  ValidateOptions no_extended_const;
+  no_extended_const.enable_extended_const = false;
+  r = validate_module(extended, no_extended_const);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("constant expression required: i32.mul"), std::string::npos);
+}
+
 TEST(ValidatorModule, MemoriesAndTables) {
   Module m;
   m.memories = {{{{1, {}}}}, {{{1, {}}}}};
