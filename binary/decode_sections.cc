@@ -17,6 +17,8 @@ bool ModuleDecoder::limits(Reader& r, Limits& out) {
   const bool allowed = flags <= 1 || (options.enable_memory64 && (flags == 4 || flags == 5));
   if (!allowed) {
     if (options.enable_memory64) return r.fail_at(r.offset() - 1, "malformed limits flags");
+    if (flags == 4 || flags == 5)
+      return r.fail_at(r.offset() - 1, "integer too large: 64-bit memories and tables (memory64) are not enabled");
     if (flags & 0x80) return r.fail_at(r.offset() - 1, "integer representation too long");
     return r.fail_at(r.offset() - 1, "integer too large");
   }

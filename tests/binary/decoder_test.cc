@@ -172,7 +172,7 @@ TEST(DecodeTypes, Limits) {
   EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x03, 0x00, 0x00})}), "integer too large", wasm2));
   EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x81, 0x01, 0x00, 0x00})}),
                         "integer representation too long", wasm2));
-  EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x04, 0x00})}), "integer too large", wasm2));
+  EXPECT_TRUE(Malformed(module_bytes({section(5, {0x01, 0x04, 0x00})}), "(memory64) are not enabled", wasm2));
   // memory64 (the default): 0x04 is the i64 address type, with u64 bounds;
   // anything but 0, 1, 4, 5 (shared: the threads proposal's) is malformed.
   EXPECT_TRUE(Malformed(module_bytes({section(4, {0x01, 0x70, 0x02, 0x00})}), "malformed limits flags"));
