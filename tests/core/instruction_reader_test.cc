@@ -165,8 +165,8 @@ TEST(InstructionReader, ErrorsHaveTheSpecWordingAndOffset) {
   EXPECT_FALSE(bad_sign.ok);
   EXPECT_STREQ(bad_sign.error, "integer too large");
 
-  // Without multi-memory, memory.size's memory index is one 0x00 byte.
-  const ReaderFeatures wasm2{.simd = true, .fibers = true, .multi_memory = false};
+  // Wasm 2.0 (no multi-memory, no memory64): memory.size's memory index is one 0x00 byte.
+  const ReaderFeatures wasm2{.simd = true, .fibers = true, .multi_memory = false, .memory64 = false};
   Read zero = read_one({0x3F, 0x01}, wasm2);
   EXPECT_FALSE(zero.ok);
   EXPECT_STREQ(zero.error, "zero byte expected");
@@ -190,6 +190,23 @@ TEST(InstructionReader, ErrorsHaveTheSpecWordingAndOffset) {
   Read wasm2_flags = read_one({0x28, 0x42, 0x10}, wasm2);  // an alignment of 2^66 for the validator to reject
   ASSERT_TRUE(wasm2_flags.ok);
   EXPECT_EQ(wasm2_flags.insn.align, 0x42u);
+
+  // Offsets beyond 32 bits (memory64), through the inline path's fallback:
+  // a plain load and a prefixed one (whose reading position is the reader's own).
+  Read wide = read_one({0x28, 0x02, 0x80, 0x80, 0x80, 0x80, 0x10});  // i32.load offset=2^32
+  ASSERT_TRUE(wide.ok);
+  EXPECT_EQ(wide.insn.mem_offset, uint64_t(1) << 32);
+  EXPECT_EQ(wide.end_pos, 7u);
+  Read wide_simd = read_one({0xFD, 0x00, 0x44, 0x02, 0x80, 0x80, 0x80, 0x80, 0x10});  // v128.load memory 2
+  ASSERT_TRUE(wide_simd.ok);
+  EXPECT_EQ(wide_simd.insn.memory, 2u);
+  EXPECT_EQ(wide_simd.insn.align, 4u);
+  EXPECT_EQ(wide_simd.insn.mem_offset, uint64_t(1) << 32);
+  EXPECT_EQ(wide_simd.end_pos, 9u);
+  EXPECT_FALSE(read_one({0x28, 0x02, 0x80, 0x80, 0x80, 0x80, 0x10}, wasm2).ok);  // a u32 in Wasm 2.0
+  Read memory_bad_flags = read_one({0xFD, 0x00, 0x80, 0x01, 0x00});
+  EXPECT_STREQ(memory_bad_flags.error, "malformed memop flags");
+  EXPECT_EQ(memory_bad_flags.error_offset, 2u);
 
   Read copy = read_one({0xFC, 0x0A, 0x02, 0x01});  // memory.copy 2 1
   ASSERT_TRUE(copy.ok);
