@@ -65,6 +65,13 @@ struct Instruction {
   uint64_t f64_bits() const { return bits; }
 };
 
+// Whether instructions of immediate kind `kind` (their opcode's) name a
+// memory (Instruction::memory, and memory2 for MemoryCopy).
+inline bool names_memory(ImmKind kind) {
+  return kind == ImmKind::Memarg || kind == ImmKind::MemargLane || kind == ImmKind::MemIdx ||
+         kind == ImmKind::MemoryInit || kind == ImmKind::MemoryCopy;
+}
+
 // Whether an instruction of immediate kind `kind` (its opcode's) names a
 // memory other than memory 0 (multi-memory).
 inline bool names_other_memory(ImmKind kind, const Instruction& in) {

@@ -195,7 +195,7 @@ class Translator {
   }
   void emit_simd(const Instruction& in);
   bool touches_memory64(ImmKind kind, const Instruction& in) const;
-  void emit_memory64(const Instruction& in);
+  void emit_memory_in(const Instruction& in);
   void check_table64_operands(const Instruction& in);
   void check_index64(size_t depth, runtime::TrapKind kind);  // the stack operand `depth` from the top
 
@@ -556,29 +556,29 @@ void Translator::check_index64(size_t depth, runtime::TrapKind kind) {
   emit(uint32_t(kind));
 }
 
-// memory.size, memory.grow and the bulk instructions of a 64-bit memory (and
-// copies with one): the *64 ops, with their memories in the code.
-void Translator::emit_memory64(const Instruction& in) {
+// memory.size, memory.grow and the bulk instructions of a memory other
+// than an i32 memory 0 (or copies with one): the *In ops, with their
+// memories in the code.
+void Translator::emit_memory_in(const Instruction& in) {
   const runtime::MemoryInstance* memory = inst_.memories[in.memory];
   const uint64_t bits = reinterpret_cast<uint64_t>(memory);
   switch (in.op) {
-    case Opcode::MemorySize: emit_producer(IOp::IMemorySize64, {uint32_t(bits), uint32_t(bits >> 32)}, 1); return;
+    case Opcode::MemorySize: emit_producer(IOp::IMemorySizeIn, {uint32_t(bits), uint32_t(bits >> 32)}, 1); return;
     case Opcode::MemoryGrow: {
       Entry d = pop();
-      emit_producer(IOp::IMemoryGrow64, {d.slot, uint32_t(bits), uint32_t(bits >> 32)}, 1);
+      emit_producer(IOp::IMemoryGrowIn, {d.slot, uint32_t(bits), uint32_t(bits >> 32)}, 1);
       return;
     }
     default: break;
   }
   Entry n = pop(), s = pop(), d = pop();
-  const bool i64_length = in.op == Opcode::MemoryFill || in.op == Opcode::MemoryInit ||
-                          (in.op == Opcode::MemoryCopy && memory->type.limits.address64 &&
-                           inst_.memories[in.memory2]->type.limits.address64);
+  const bool i64_length = memory->type.limits.address64 &&
+                          (in.op != Opcode::MemoryCopy || inst_.memories[in.memory2]->type.limits.address64);
   emit_fuel_bulk(n, runtime::fuel::kMemoryBytesShift, i64_length);
   switch (in.op) {
-    case Opcode::MemoryFill: emit_op(IOp::IMemoryFill64); break;
-    case Opcode::MemoryInit: emit_op(IOp::IMemoryInit64); break;
-    default: emit_op(IOp::IMemoryCopy64); break;
+    case Opcode::MemoryFill: emit_op(IOp::IMemoryFillIn); break;
+    case Opcode::MemoryInit: emit_op(IOp::IMemoryInitIn); break;
+    default: emit_op(IOp::IMemoryCopyIn); break;
   }
   emit(d.slot); emit(s.slot); emit(n.slot);
   emit_ptr(memory);
@@ -939,28 +939,26 @@ Result<void> Translator::run() {
       }
       if (!((op == Opcode::Else || op == Opcode::Event) && skip_depth_ == 0) && op != Opcode::End) continue;
     }
-    // Multi-memory: the handlers read the base and size cached for memory 0;
-    // an instruction on memory k runs between IUseMemory k and IUseMemory0,
-    // so memory 0's code is what it was. memory.grow and a copy between two
-    // memories name theirs in the code instead.
-    // A 64-bit memory (memory64): loads and stores check the i64 address
-    // first (ICheckIndex64) and then run as on an i32 memory; its size,
-    // grow and bulk instructions are the *64 ops, which name their memories.
+    // Multi-memory and memory64. The load and store handlers read the base
+    // and size cached for memory 0: one on memory k runs between IUseMemory k
+    // and IUseMemory0, so memory 0's code is what it was; on a 64-bit memory
+    // it checks the i64 address first (ICheckIndex64) and then runs as on an
+    // i32 memory. Every other memory instruction on any memory but an i32
+    // memory 0 is an *In op, which names its memories (emit_memory_in).
+    const bool access = info.immediate == ImmKind::Memarg || info.immediate == ImmKind::MemargLane;
     const bool wide = touches_memory64(info.immediate, in);
-    const bool wide_access = wide && (info.immediate == ImmKind::Memarg || info.immediate == ImmKind::MemargLane);
-    if (wide_access) {
+    if (!access && (wide || names_other_memory(info.immediate, in))) {
+      emit_memory_in(in);
+      continue;
+    }
+    if (access && wide) {
       check_index64(info.operand_count() - 1, runtime::TrapKind::MemoryOutOfBounds);
       if (in.mem_offset > UINT32_MAX) {  // beyond any memory this engine makes
         emit_op(IOp::ITrap);
         emit(uint32_t(runtime::TrapKind::MemoryOutOfBounds));
       }
     }
-    const bool other_memory = names_other_memory(info.immediate, in) && op != Opcode::MemoryGrow &&
-                              !(op == Opcode::MemoryCopy && in.memory != in.memory2) && (!wide || wide_access);
-    if (wide && !wide_access) {
-      emit_memory64(in);
-      continue;
-    }
+    const bool other_memory = access && in.memory != 0;
     check_table64_operands(in);
     if (other_memory) {
       emit_op(IOp::IUseMemory);
@@ -1171,12 +1169,7 @@ Result<void> Translator::run() {
         break;
       case Opcode::MemoryGrow: {
         Entry d = pop();
-        if (in.memory == 0) {
-          emit_producer(IOp::IMemoryGrow, {d.slot}, 1);
-        } else {
-          const uint64_t memory = reinterpret_cast<uint64_t>(inst_.memories[in.memory]);
-          emit_producer(IOp::IMemoryGrowIn, {d.slot, uint32_t(memory), uint32_t(memory >> 32)}, 1);
-        }
+        emit_producer(IOp::IMemoryGrow, {d.slot}, 1);
         break;
       }
       case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
@@ -1204,12 +1197,8 @@ Result<void> Translator::run() {
       case Opcode::MemoryCopy: {
         Entry n = pop(), s = pop(), d = pop();
         emit_fuel_bulk(n, runtime::fuel::kMemoryBytesShift);
-        emit_op(in.memory == in.memory2 ? IOp::IMemoryCopy : IOp::IMemoryCopyBetween);
+        emit_op(IOp::IMemoryCopy);
         emit(d.slot); emit(s.slot); emit(n.slot);
-        if (in.memory != in.memory2) {
-          emit_ptr(inst_.memories[in.memory]);
-          emit_ptr(inst_.memories[in.memory2]);
-        }
         break;
       }
       case Opcode::MemoryFill: {

@@ -195,12 +195,8 @@ void FunctionCompiler::call_direct(DirectTarget target, const FuncType& type) {
 // weft_jit_resolve_indirect; leaves the stack spilled and the FuncInstance* in kCallee.
 void FunctionCompiler::resolve_indirect_callee(const Instruction& imm) {
   Reg index = pop_to_reg();
-  if (instance_.tables[imm.index2]->type.limits.address64) {  // an i64 index beyond any table (memory64)
-    masm_.move(Registers::kScratch, index);
-    masm_.shift_imm(ShiftOp::ShrU, true, Registers::kScratch, 32);
-    masm_.test_bits(true, Registers::kScratch, Registers::kScratch);
-    masm_.jump_if_nonzero(trap_label(runtime::TrapKind::UndefinedElement));
-  }
+  if (instance_.tables[imm.index2]->type.limits.address64)  // an i64 index (memory64)
+    trap_if_above_u32(index, runtime::TrapKind::UndefinedElement);
   spill_all();
   masm_.zero_extend32(kArg[3], index);  // first: `index` may be any argument register
   free_reg(index);

@@ -66,14 +66,21 @@ Reg FunctionCompiler::pop_address() {
   return r;
 }
 
-// A 64-bit memory's address, checked: above 2^32 - 1 it traps; the register
-// then holds the zero-extended i32 address the access continues with.
-Reg FunctionCompiler::pop_address64() {
-  Reg r = pop_to_reg();
-  masm_.move(kScratch, r);
+// An i64 address, index or length (memory64) that the code after this treats
+// as an i32: above 2^32 - 1 it is out of bounds of anything this engine
+// makes, so it traps here (`r` is left as it is; kScratch is clobbered).
+void FunctionCompiler::trap_if_above_u32(Reg r, runtime::TrapKind kind) {
+  if (r != kScratch) masm_.move(kScratch, r);
   masm_.shift_imm(ShiftOp::ShrU, true, kScratch, 32);
   masm_.test_bits(true, kScratch, kScratch);
-  masm_.jump_if_nonzero(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+  masm_.jump_if_nonzero(trap_label(kind));
+}
+
+// A 64-bit memory's address, checked: the register then holds the
+// zero-extended i32 address the access continues with.
+Reg FunctionCompiler::pop_address64() {
+  Reg r = pop_to_reg();
+  trap_if_above_u32(r, runtime::TrapKind::MemoryOutOfBounds);
   return r;
 }
 

@@ -11,15 +11,12 @@ namespace {
 const void* fn(BulkHelper helper) { return reinterpret_cast<const void*>(helper); }
 }  // namespace
 
-// An i64 index or length (a 64-bit table, memory64) the helpers then read as
-// an i32: above 2^32 - 1 it is out of bounds of any table (fewer than 2^32
-// elements), so it traps here. The operand is `depth` from the top of the
-// spilled stack.
+// An i64 index or length of a 64-bit table (memory64) that the helpers then
+// read as an i32 (tables hold fewer than 2^32 elements): the operand `depth`
+// from the top of the spilled stack, through trap_if_above_u32.
 void FunctionCompiler::check_index64(uint32_t depth, runtime::TrapKind kind) {
   masm_.load64(Registers::kScratch, Registers::kFrame, stack_disp(height() - 1 - depth));
-  masm_.shift_imm(ShiftOp::ShrU, true, Registers::kScratch, 32);
-  masm_.test_bits(true, Registers::kScratch, Registers::kScratch);
-  masm_.jump_if_nonzero(trap_label(kind));
+  trap_if_above_u32(Registers::kScratch, kind);
 }
 
 Result<void> FunctionCompiler::compile_table(Opcode op, const Instruction& imm, bool& handled) {

@@ -249,6 +249,7 @@ class FunctionCompiler {
   }
   Reg pop_address();  // compile_memory.cc
   Reg pop_address64();
+  void trap_if_above_u32(Reg r, runtime::TrapKind kind);  // compile_memory.cc
   void check_index64(uint32_t depth, runtime::TrapKind kind);  // compile_tables.cc
   Label trap_label(runtime::TrapKind kind);
 

@@ -394,10 +394,6 @@ class CodeValidator {
   ValType table_index_type(uint32_t table) const {
     return ctx_.tables[table].limits.address64 ? ValType::i64() : ValType::i32();
   }
-  static bool names_memory(ImmKind kind) {
-    return kind == ImmKind::Memarg || kind == ImmKind::MemargLane || kind == ImmKind::MemIdx ||
-           kind == ImmKind::MemoryInit || kind == ImmKind::MemoryCopy;
-  }
   uint64_t memarg_fast_key() const {
     static_assert(offsetof(Instruction, memory) == offsetof(Instruction, align) + 4 &&
                   std::endian::native == std::endian::little);

@@ -54,8 +54,7 @@ class Spreader {
       if (!reader.next(in)) return make_error(ErrorKind::Malformed, std::string("two-memories: ") + reader.error());
       const OpcodeInfo& info = opcode_info(in.op);
       const ImmKind kind = info.immediate;
-      if (kind != ImmKind::Memarg && kind != ImmKind::MemargLane && kind != ImmKind::MemIdx &&
-          kind != ImmKind::MemoryInit && kind != ImmKind::MemoryCopy) {
+      if (!names_memory(kind)) {
         out.insert(out.end(), body.begin() + start, body.begin() + reader.pos());
         continue;
       }
