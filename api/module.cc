@@ -46,6 +46,7 @@ Result<WasmModule> validated(const Engine& engine, Module module, std::span<cons
   options.enable_memory64 = engine.config().enable_memory64;
   options.enable_tail_call = engine.config().enable_tail_call;
   options.enable_extended_const = engine.config().enable_extended_const;
+  options.enable_exceptions = engine.config().enable_exceptions;
   options.binary_bodies_unchecked = decoded_with != nullptr;
   Result<validator::ValidationInfo> info = validator::validate_module(module, options);
   if (!info.ok()) {
@@ -73,6 +74,7 @@ Result<WasmModule> WasmModule::from_binary(const Engine& engine, std::span<const
   options.enable_fibers = engine.config().enable_fibers;
   options.enable_multi_memory = engine.config().enable_multi_memory;
   options.enable_memory64 = engine.config().enable_memory64;
+  options.enable_exceptions = engine.config().enable_exceptions;
   // Validation reads every body: the decoder does not read them first.
   options.defer_body_checks = true;
   WEFT_TRY_ASSIGN(Module module, binary::decode_module(bytes, options));

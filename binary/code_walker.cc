@@ -19,7 +19,7 @@ constexpr auto make_actions() {
   std::array<Action, kOpcodeCount> actions{};
   for (size_t i = 0; i < kOpcodeCount; ++i) {
     const ImmKind kind = kImmediateKind[i];
-    if (kind == ImmKind::BlockType) actions[i] = kOpenBlock;  // block, loop, handle
+    if (kind == ImmKind::BlockType || kind == ImmKind::TryTable) actions[i] = kOpenBlock;  // block, loop, handle, try_table
     if (kind == ImmKind::DataIdx || kind == ImmKind::MemoryInit) actions[i] = kNeedsDataCount;
   }
   actions[size_t(Opcode::End)] = kEnd;

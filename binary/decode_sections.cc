@@ -113,7 +113,7 @@ bool ModuleDecoder::import(Reader& r, Import& imp) {
       if (!global_type(r, imp.global)) return false;
       break;
     case kExternTag:
-      if (!options.enable_fibers) return r.fail_at(kind_offset, "malformed import kind");
+      if (!options.tags_enabled()) return r.fail_at(kind_offset, "malformed import kind");
       imp.kind = ExternKind::Tag;
       if (!tag_type(r, imp.type_index)) return false;
       break;
@@ -164,7 +164,7 @@ bool ModuleDecoder::export_section(Reader& r) {
     if (!r.name(exp.name)) return false;
     uint8_t kind = 0;
     if (!r.u8(kind)) return false;
-    if (kind > kExternTag || (kind == kExternTag && !options.enable_fibers)) {
+    if (kind > kExternTag || (kind == kExternTag && !options.tags_enabled())) {
       return r.fail_at(r.offset() - 1, "malformed export kind");
     }
     exp.kind = ExternKind(kind);

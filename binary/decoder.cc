@@ -78,7 +78,7 @@ Result<Module> ModuleDecoder::decode() {
     uint8_t id = 0;
     (void)top.u8(id);
     const int rank = section_rank(id);
-    if (id != kCustomSection && (rank == 0 || (id == kTagSection && !options.enable_fibers))) {
+    if (id != kCustomSection && (rank == 0 || (id == kTagSection && !options.tags_enabled()))) {
       ok = top.fail_at(id_offset, "malformed section id");
       break;
     }

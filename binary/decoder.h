@@ -22,6 +22,10 @@ struct DecodeOptions {
   bool enable_multi_memory = true;
   // Memory64 (Wasm 3.0): limits flag bit 2, an i64 address type with u64 bounds.
   bool enable_memory64 = true;
+  // Exception handling (Wasm 3.0): the tag section and tag imports/exports
+  // (shared with the fiber extension: either feature enables them).
+  bool enable_exceptions = true;
+  bool tags_enabled() const { return enable_fibers || enable_exceptions; }
   // Leave the instruction-level rules of function bodies (each instruction
   // well-formed, blocks closed, the body ending at its size, the data count
   // section before memory.init/data.drop) unchecked: validation reads every

@@ -37,6 +37,7 @@ class Encoder {
       case ValType::FuncRef: return ref_type(t.nullable, 0x70);
       case ValType::ExternRef: return ref_type(t.nullable, 0x6F);
       case ValType::FiberRef: return ref_type(t.nullable, 0x5B);
+      case ValType::ExnRef: return ref_type(t.nullable, 0x69);
       case ValType::TypedRef:
         // Fiber extension: (ref null? $g) = 0x63/0x64 + s33 type index.
         byte(t.nullable ? 0x63 : 0x64);

@@ -11,6 +11,8 @@ namespace {
 constexpr int64_t kHeapFunc = 0x70 - 0x80;
 constexpr int64_t kHeapExtern = 0x6F - 0x80;
 constexpr int64_t kHeapFiber = 0x5B - 0x80;
+constexpr int64_t kHeapExn = 0x69 - 0x80;  // exception handling's exn
+constexpr uint8_t kExnRefByte = 0x69;      // the one-byte value type exnref
 constexpr uint8_t kFiberRefByte = 0x5B;  // also the one-byte value type fiberref
 constexpr uint8_t kRefNullByte = 0x63;   // (ref null ht)
 constexpr uint8_t kRefByte = 0x64;       // (ref ht)
@@ -45,7 +47,7 @@ constexpr bool reader_handles(ImmKind kind) {
     case ImmKind::F32: case ImmKind::F64: case ImmKind::SelectT: case ImmKind::HeapType: case ImmKind::MemoryInit:
     case ImmKind::DataIdx: case ImmKind::MemoryCopy: case ImmKind::TableInit: case ImmKind::ElemIdx:
     case ImmKind::TableCopy: case ImmKind::V128: case ImmKind::Lane: case ImmKind::MemargLane: case ImmKind::Shuffle:
-    case ImmKind::TagIdx: case ImmKind::TypeTag: case ImmKind::TypeIdx:
+    case ImmKind::TagIdx: case ImmKind::TypeTag: case ImmKind::TypeIdx: case ImmKind::TryTable:
       return true;
   }
   return false;
@@ -146,6 +148,10 @@ bool InstructionReader::heap_type(ValType& out, const char* malformed) {
     case kHeapFunc: out = ValType::funcref(); return true;
     case kHeapExtern: out = ValType::externref(); return true;
     case kHeapFiber: out = ValType{ValType::FiberRef, true, 0}; return true;
+    case kHeapExn:
+      if (!features_.exceptions) return fail_at(at, malformed);
+      out = ValType::exnref();
+      return true;
     default: return fail_at(at, malformed);
   }
 }
@@ -155,6 +161,11 @@ bool InstructionReader::read_value_type(ValType& out) {
   const uint8_t b = *p_;
   if (one_byte_value_type(b, features_.simd, out)) {
     ++p_;
+    return true;
+  }
+  if (b == kExnRefByte && features_.exceptions) {
+    ++p_;
+    out = ValType::exnref();
     return true;
   }
   if (features_.fibers) {
@@ -177,7 +188,8 @@ bool InstructionReader::read_ref_type(ValType& out) {
   if (p_ == end_) return fail_eof();
   const uint8_t b = *p_;
   const bool fiber_form = b == kFiberRefByte || b == kRefNullByte || b == kRefByte;
-  if (b == 0x70 || b == 0x6F || (features_.fibers && fiber_form)) return read_value_type(out);
+  if (b == 0x70 || b == 0x6F || (features_.fibers && fiber_form) || (features_.exceptions && b == kExnRefByte))
+    return read_value_type(out);
   return fail_at(p_, bad_type_message(b, "malformed reference type"));
 }
 
@@ -231,6 +243,27 @@ bool InstructionReader::br_table(Instruction& out) {
     if (!u32(target)) return false;
   }
   out.br_targets = br_targets_;
+  return true;
+}
+
+// try_table's immediates: a block type, then vec(catch), each clause a kind
+// byte 0x00..0x03 with a tag index (catch, catch_ref) and a label.
+bool InstructionReader::try_table(Instruction& out) {
+  if (!block_type(out.block)) return false;
+  uint32_t count;
+  if (!vec_count(count)) return false;
+  catches_.resize(count);
+  for (CatchClause& c : catches_) {
+    if (p_ == end_) return fail_eof();
+    const uint8_t* const at = p_;
+    const uint8_t kind = *p_++;
+    if (kind > CatchClause::CatchAllRef) return fail_at(at, "malformed catch clause");
+    c.kind = CatchClause::Kind(kind);
+    c.tag = 0;
+    if (c.has_tag() && !u32(c.tag)) return false;
+    if (!u32(c.label)) return false;
+  }
+  out.catches = catches_;
   return true;
 }
 
@@ -298,6 +331,7 @@ bool InstructionReader::immediates(ImmKind kind, Instruction& out) {
     }
     case ImmKind::BlockType: return block_type(out.block);
     case ImmKind::BrTable: return br_table(out);
+    case ImmKind::TryTable: return try_table(out);
     case ImmKind::MemIdx: return memory_index(out.memory);
     case ImmKind::I64: {
       int64_t v;

@@ -32,6 +32,17 @@ struct BlockType {
   uint32_t type_index = 0;  // Kind::TypeIndex
 };
 
+// One clause of a try_table (exception handling): which exceptions it
+// catches and the label it branches to.
+struct CatchClause {
+  enum Kind : uint8_t { Catch = 0, CatchRef = 1, CatchAll = 2, CatchAllRef = 3 };
+  Kind kind = Catch;
+  uint32_t tag = 0;    // Catch, CatchRef
+  uint32_t label = 0;  // a label depth, counted from outside the try_table
+  bool has_tag() const { return kind == Catch || kind == CatchRef; }
+  bool with_ref() const { return kind == CatchRef || kind == CatchAllRef; }
+};
+
 // One decoded instruction. Which fields hold what is fixed by the opcode's
 // ImmKind (core/opcodes.h); fields the kind does not use are left as they were.
 struct Instruction {
@@ -54,10 +65,11 @@ struct Instruction {
   uint8_t lane = 0;         // Lane, MemargLane
   uint64_t bits = 0;        // I32, I64, F32, F64: the bit pattern, zero-extended
   const uint8_t* bytes16 = nullptr;  // V128, Shuffle: the 16 immediate bytes
-  BlockType block;                   // BlockType
+  BlockType block;                   // BlockType, TryTable
   ValType heap_type{};               // HeapType: `ref.null ht` as the nullable reference type
   std::span<const uint32_t> br_targets;    // BrTable: the label depths, then the default
   std::span<const ValType> select_types;  // SelectT
+  std::span<const CatchClause> catches;   // TryTable, in their order
 
   int32_t i32() const { return int32_t(uint32_t(bits)); }
   int64_t i64() const { return int64_t(bits); }
@@ -93,6 +105,8 @@ struct ReaderFeatures {
   bool multi_memory = true;
   // Memarg offsets are u64 (Wasm 3.0's memory64). Off: u32, as in Wasm 2.0.
   bool memory64 = true;
+  // Exception handling (Wasm 3.0): throw, throw_ref, try_table, exnref.
+  bool exceptions = true;
 };
 
 class InstructionReader {
@@ -201,6 +215,7 @@ class InstructionReader {
   bool heap_type(ValType& out, const char* malformed);
   bool ref_null_type(ValType& out);
   bool br_table(Instruction& out);
+  bool try_table(Instruction& out);
   bool select_types(Instruction& out);
   bool prefixed_opcode(const uint8_t* at, Opcode& out);
   bool prefixed_instruction(Instruction& out);         // 0xFA / 0xFC / 0xFD opcodes, with their immediates
@@ -220,6 +235,7 @@ class InstructionReader {
   size_t error_offset_ = 0;
   std::vector<uint32_t> br_targets_;      // reused by every br_table
   std::vector<ValType> select_types_;     // reused by every `select t*`
+  std::vector<CatchClause> catches_;      // reused by every try_table
 };
 
 // ---------------------------------------------------------------------------

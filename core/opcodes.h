@@ -42,6 +42,7 @@ enum class ImmKind : uint8_t {
   TagIdx,        // u32 (fiber extension)
   TypeTag,       // fiber typeidx u32, tagidx u32 (fiber extension)
   TypeIdx,       // u32: a function type (call_ref, return_call_ref)
+  TryTable,      // blocktype, vec(catch): try_table (exception handling)
 };
 
 enum class Opcode : uint16_t {

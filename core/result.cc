@@ -13,6 +13,7 @@ const char* error_kind_name(ErrorKind kind) {
     case ErrorKind::Uninstantiable: return "uninstantiable";
     case ErrorKind::Trap: return "trap";
     case ErrorKind::Exhaustion: return "exhaustion";
+    case ErrorKind::Exception: return "exception";
     case ErrorKind::Io: return "i/o";
     case ErrorKind::Usage: return "usage";
     case ErrorKind::Limit: return "limit";

@@ -15,6 +15,7 @@ std::string to_string(ValType t) {
     case ValType::FiberRef: return t.nullable ? "fiberref" : "(ref fiber)";
     case ValType::TypedRef:
       return std::string(t.nullable ? "(ref null " : "(ref ") + std::to_string(t.type_index) + ")";
+    case ValType::ExnRef: return t.nullable ? "exnref" : "(ref exn)";
   }
   return "?";
 }

@@ -41,6 +41,21 @@ struct DispatchSite;  // runtime/fiber_runtime.h
 namespace weft::interpreter {
 using runtime::DispatchSite;
 
+// Exception handling: a try_table's body as a range of code indices, and its
+// clauses. The unwinder (execute.cc) looks up the innermost range holding
+// the throwing instruction (or the call an exception came out of).
+struct CatchRegion {
+  uint32_t begin = 0, end = 0;  // [begin, end) in `code`
+  uint32_t first_clause = 0, clause_count = 0;
+};
+struct CatchTarget {
+  uint64_t tag_id = 0;        // the tag's identity; 0: catch_all / catch_all_ref
+  uint32_t dest_slot = 0;     // where the label's values go: the payload, then the exnref
+  uint32_t payload_slots = 0; // copied for catch / catch_ref
+  uint32_t target_pc = 0;     // the label's code: a block's end, a loop's head, or an IReturn
+  bool with_ref = false;      // catch_ref / catch_all_ref: the exnref after the payload
+};
+
 struct CompiledFunction {
   std::vector<uint32_t> code;
   std::vector<uint64_t> constants;   // copied into the frame's constant slots on entry
@@ -60,6 +75,9 @@ struct CompiledFunction {
   // clauses a fresh fiber starts at.
   std::vector<std::unique_ptr<DispatchSite>> sites;
   const DispatchSite* entry_site = nullptr;
+  // Exception handling: try_table bodies, innermost first where nested.
+  std::vector<CatchRegion> catch_regions;
+  std::vector<CatchTarget> catch_targets;
   // What the IFuel at the start of the code charges (0 when unmetered). A fresh
   // fiber entered at a function-level clause skips that op, so it pays this on entry.
   uint32_t entry_fuel = 0;

@@ -248,6 +248,45 @@ L_ITranslate: {
   DISPATCH();
 }
 
+  // An exception is in flight (Store::thrown); pc lies inside the instruction
+  // it came out of (past its op word). The innermost try_table around that
+  // point in this frame or a caller's that has a matching clause catches
+  // it: the clause's values go to its label's slots and the code continues
+  // at the label. Without one, the exception ends this host entry.
+unwind: {
+  runtime::Store& store = interp->store();
+  runtime::ExceptionObject* const exn = store.thrown;
+  for (;;) {
+    const uint32_t at = uint32_t(pc - fn->code.data()) - 1;
+    for (const CatchRegion& region : fn->catch_regions) {
+      if (at < region.begin || at >= region.end) continue;
+      const CatchTarget* clause = fn->catch_targets.data() + region.first_clause;
+      for (uint32_t i = 0; i < region.clause_count; ++i, ++clause) {
+        if (clause->tag_id != 0 && clause->tag_id != exn->tag->id) continue;
+        if (clause->payload_slots)
+          std::memcpy(fp + clause->dest_slot, exn->payload.data(), size_t(clause->payload_slots) * sizeof(Slot));
+        store.thrown = nullptr;
+        if (clause->with_ref) {
+          runtime::Store::expose(exn);
+          fp[clause->dest_slot + clause->payload_slots].u64 = reinterpret_cast<uint64_t>(exn);
+        } else {
+          store.recycle(exn);
+        }
+        pc = fn->code.data() + clause->target_pc;
+        RELOAD_MEMORY();
+        DISPATCH();
+      }
+    }
+    if (depth == entry_depth) break;
+    const Frame& caller = frames[--depth];
+    pc = caller.return_pc;
+    fp = caller.fp;
+    fn = caller.fn;
+  }
+  stack.depth = entry_depth;
+  return runtime::Store::exception_error(*exn);
+}
+
 trapped: {
   std::string trace = backtrace(frames, entry_depth, depth, fn);
   stack.depth = entry_depth;

@@ -52,6 +52,10 @@ struct Ctrl {
   std::vector<uint8_t> results;     // widths
   uint32_t loop_start = 0;          // Loop: code index of the loop head
   std::vector<Fixup> fixups;        // forward branches to the end
+  std::vector<uint32_t> catch_fixups;  // catch clauses (CompiledFunction::catch_targets) that land at the end
+  uint32_t region_begin = 0;        // TryTable: code index of the body's start
+  uint32_t first_target = 0;        // TryTable: its clauses in catch_targets
+  uint32_t target_count = 0;
   std::optional<Fixup> else_fixup;  // If: the jump to the else branch
   bool unreachable = false;
 };
@@ -210,6 +214,11 @@ class Translator {
     return IOp(uint32_t(IOp::II32LoadAdd) + (uint32_t(access) - uint32_t(Opcode::I32Load)));
   }
   void emit_cond_branch(const CondBranch& br, Fixup& fixup);
+
+  // Exception handling.
+  void enter_try_table(const Instruction& in);
+  void emit_throw(const runtime::TagInstance* tag);
+  std::vector<uint32_t> return_fixups_;  // catch clauses that return from the function
 
   // Fiber extension.
   DispatchSite* new_site(uint32_t body_offset);
@@ -389,6 +398,51 @@ void Translator::do_event(uint32_t tag_index, uint32_t clause_offset) {
   const runtime::TagInstance* tag = inst_.tags[tag_index];
   clause_at_.emplace(clause_offset, DispatchSite::Clause{here(), next_home(), tag_index});
   for (ValType t : tag->type->params) push_temp(width_of(t));
+}
+
+// try_table: a block whose body's code range catches (CatchRegion); each
+// clause lands at its label with the label's values in the label's slots,
+// as a branch would leave them. The labels are outside the try_table, so
+// the clauses are resolved before its frame opens.
+void Translator::enter_try_table(const Instruction& in) {
+  const uint32_t first = uint32_t(out_.catch_targets.size());
+  for (const CatchClause& clause : in.catches) {
+    CatchTarget t;
+    const uint32_t target_index = uint32_t(ctrls_.size() - 1 - clause.label);
+    Ctrl& target = ctrls_[target_index];
+    const uint32_t index = uint32_t(out_.catch_targets.size());
+    if (clause.has_tag()) {
+      const runtime::TagInstance* tag = inst_.tags[clause.tag];
+      t.tag_id = tag->id;
+      t.payload_slots = tag->param_slots;
+    }
+    t.with_ref = clause.with_ref();
+    if (target_index == 0) {
+      t.dest_slot = 0;  // the function's results, then return
+      return_fixups_.push_back(index);
+    } else {
+      t.dest_slot = target.base_slot;
+      if (target.kind == Opcode::Loop)
+        t.target_pc = target.loop_start;
+      else
+        target.catch_fixups.push_back(index);
+    }
+    out_.catch_targets.push_back(t);
+  }
+  enter_block(Opcode::TryTable, in.block);
+  Ctrl& c = ctrls_.back();
+  c.first_target = first;
+  c.target_count = uint32_t(out_.catch_targets.size()) - first;
+  bind_label();  // nothing before the body may fuse with it
+  c.region_begin = here();
+}
+
+void Translator::emit_throw(const runtime::TagInstance* tag) {
+  const uint32_t payload = take_payload(tag->type->params.size());
+  emit_op(IOp::IThrow);
+  emit_ptr(tag);
+  emit(payload);
+  set_unreachable();
 }
 
 // Makes the top `entries` operands contiguous in their homes and pops them;
@@ -744,13 +798,18 @@ bool Translator::do_end() {
     ctrls_.pop_back();
     return true;
   }
+  if (c.kind == Opcode::TryTable) {
+    // Code after the body (the moves below) cannot throw: the range ends here.
+    out_.catch_regions.push_back({c.region_begin, here(), c.first_target, c.target_count});
+  }
   if (fallthrough) move_top_to(c.base_slot, c.results);
   bool reachable_after = fallthrough;
   if (c.kind != Opcode::Loop) {
-    if (!c.fixups.empty() || c.else_fixup) {
+    if (!c.fixups.empty() || c.else_fixup || !c.catch_fixups.empty()) {
       bind_label();
       reachable_after = true;
     }
+    for (uint32_t t : c.catch_fixups) out_.catch_targets[t].target_pc = here();
     for (const Fixup& f : c.fixups) patch(f, here());
     if (c.else_fixup) patch(*c.else_fixup, here());  // `if` without `else`: params == results
   }
@@ -929,7 +988,8 @@ Result<void> Translator::run() {
     if (!reachable()) {
       // Unreachable code is validated but never executed: emit nothing, only
       // track nesting so the matching else/end is found.
-      if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If || op == Opcode::Handle) {
+      if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If || op == Opcode::Handle ||
+          op == Opcode::TryTable) {
         ++skip_depth_;
         continue;
       }
@@ -988,9 +1048,25 @@ Result<void> Translator::run() {
       case Opcode::End:
         if (do_end()) {
           build_dispatch_tables();
+          if (!return_fixups_.empty()) {
+            // Catch clauses that branch to the function's label land here,
+            // their values already in the result slots.
+            bind_label();
+            for (uint32_t t : return_fixups_) out_.catch_targets[t].target_pc = here();
+            emit_op(IOp::IReturn);
+          }
           return {};
         }
         break;
+      case Opcode::TryTable: enter_try_table(in); break;
+      case Opcode::Throw: emit_throw(inst_.tags[in.index]); break;
+      case Opcode::ThrowRef: {
+        const Entry ref = pop();
+        emit_op(IOp::IThrowRef);
+        emit(ref.slot);
+        set_unreachable();
+        break;
+      }
       case Opcode::Br:
         do_branch(in.index);
         set_unreachable();

@@ -42,7 +42,7 @@ void FunctionCompiler::record_host_caller() {
 
 void FunctionCompiler::check_call_result() {
   masm_.test_bits(false, Registers::kReturn, Registers::kReturn);
-  masm_.jump_if_nonzero(propagate_);
+  masm_.jump_if_nonzero(exception_exit(false));
   reload_after_call();
 }
 

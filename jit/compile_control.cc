@@ -154,6 +154,7 @@ void FunctionCompiler::epilogue_and_stubs() {
   masm_.bind(exit_label_);  // trap paths too, with kReturn = 1
   leave_frame();
   masm_.return_to_caller();
+  exception_stubs();  // before return_label_'s test: a clause may branch to the function's label
   if (one_result && masm_.referenced(return_label_)) {  // branches that left the result in its slot
     masm_.bind(return_label_);
     if (float_result())
@@ -286,6 +287,10 @@ void FunctionCompiler::end_frame() {
       masm_.bind(f.label);
       break;
     case ControlFrame::Kind::Block: case ControlFrame::Kind::Else: case ControlFrame::Kind::Handle:
+      masm_.bind(f.label);
+      break;
+    case ControlFrame::Kind::TryTable:
+      try_stack_.pop_back();  // the code after it is not in its body
       masm_.bind(f.label);
       break;
     case ControlFrame::Kind::Loop:

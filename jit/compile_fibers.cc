@@ -388,7 +388,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       Label stub = dispatch_stub(*site);
       call_fiber_helper(site);
       masm_.compare_imm(false, Registers::kReturn, kTrapped);
-      masm_.jump_if(Cond::Eq, trap_return_);
+      masm_.jump_if(Cond::Eq, exception_exit(true));  // a trap, or the fiber's exception
       masm_.jump_if(Cond::GtU, stub);
       reload_after_call();
       truncate(first);
@@ -441,7 +441,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
         call_fiber_helper(site);
       }
       masm_.compare_imm(false, Registers::kReturn, kTrapped);
-      masm_.jump_if(Cond::Eq, trap_return_);
+      masm_.jump_if(Cond::Eq, exception_exit(true));  // a trap, or (a waiting instruction) the fiber's exception
       if (op == Opcode::FiberSuspend || op == Opcode::FiberSwitch) {
         // This fiber continues only in a clause: an event is the only outcome.
         masm_.jump(stub);

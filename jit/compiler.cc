@@ -15,7 +15,7 @@ namespace weft::jit {
 namespace {
 // The family that compiled each opcode (compile_instruction); Unknown until
 // the first time. Relaxed atomics: stores on other threads may compile too.
-enum class Family : uint8_t { Unknown, Numeric, Control, Variable, Memory, Call, Table, Fiber };
+enum class Family : uint8_t { Unknown, Numeric, Control, Variable, Memory, Call, Table, Fiber, Exception };
 std::atomic<uint8_t> g_family[kOpcodeCount];
 }  // namespace
 
@@ -445,7 +445,8 @@ Result<void> FunctionCompiler::compile() {
     const Opcode op = imm.op;
     if (control_.back().unreachable) {
       // Dead code: only the block structure matters until the arm ends.
-      if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If || op == Opcode::Handle) {
+      if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If || op == Opcode::Handle ||
+          op == Opcode::TryTable) {
         ++dead_depth_;
         continue;
       }
@@ -469,7 +470,7 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   static constexpr FamilyFn kFamilies[] = {nullptr, nullptr, &FunctionCompiler::compile_control,
                                            &FunctionCompiler::compile_variable, &FunctionCompiler::compile_memory,
                                            &FunctionCompiler::compile_call, &FunctionCompiler::compile_table,
-                                           &FunctionCompiler::compile_fiber};
+                                           &FunctionCompiler::compile_fiber, &FunctionCompiler::compile_exception};
   // Which family compiles an opcode depends on the opcode alone (a family
   // declines an opcode only in its switch's default case): it is remembered
   // (process-wide) the first time, so later instructions go straight to their
@@ -492,7 +493,7 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
     known.store(uint8_t(Family::Numeric), std::memory_order_relaxed);
     return {};
   }
-  for (uint8_t f = uint8_t(Family::Control); f <= uint8_t(Family::Fiber); ++f) {
+  for (uint8_t f = uint8_t(Family::Control); f <= uint8_t(Family::Exception); ++f) {
     WEFT_TRY((this->*kFamilies[f])(op, imm, handled));
     if (handled) {
       known.store(f, std::memory_order_relaxed);

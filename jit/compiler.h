@@ -45,7 +45,7 @@ struct StackValue {
 
 // One entry of the control stack (block, loop, if, the function body).
 struct ControlFrame {
-  enum class Kind : uint8_t { Function, Block, Loop, If, Else, Handle };
+  enum class Kind : uint8_t { Function, Block, Loop, If, Else, Handle, TryTable };
   Kind kind = Kind::Block;
   uint32_t height = 0;   // operand stack entries below the frame's params
   uint32_t params = 0;
@@ -121,6 +121,8 @@ class FunctionCompiler {
     sites_out_ = out;
     fiber_ctx_ = ctx;
   }
+  // The same for try_tables' CatchSites (exception handling).
+  void set_catch_sites(std::vector<std::unique_ptr<CatchSite>>* out) { catch_sites_out_ = out; }
   // The entry of a fresh fiber at a function-level clause (FuncInstance::
   // native_clause_entry), if the function has such clauses.
   const Label* clause_entry() const { return has_clause_entry_ ? &clause_entry_ : nullptr; }
@@ -273,6 +275,7 @@ class FunctionCompiler {
   Result<void> compile_call(Opcode op, const Instruction& imm, bool& handled);      // compile_calls.cc
   Result<void> compile_table(Opcode op, const Instruction& imm, bool& handled);     // compile_tables.cc
   Result<void> compile_fiber(Opcode op, const Instruction& imm, bool& handled);     // compile_fibers.cc
+  Result<void> compile_exception(Opcode op, const Instruction& imm, bool& handled); // compile_exceptions.cc
   // A bulk memory/table instruction as a helper call (jit/context.h: BulkHelper).
   void call_bulk(const void* helper, const void* a, const void* b, uint32_t operands, uint32_t results);
 
@@ -346,6 +349,13 @@ class FunctionCompiler {
   // The tag identity in Registers::FiberSwitch::kArrivedTag.
   void emit_dispatch(const FiberSite& site, const std::vector<Label>& targets);
   void fiber_stubs();
+
+  // compile_exceptions.cc
+  // Where a status test that found a trap or exception jumps: the innermost
+  // open try_table's landing, else out of the function. `recorded`: a helper
+  // recorded it for this frame (trap_return_), rather than a callee (propagate_).
+  Label exception_exit(bool recorded);
+  void exception_stubs();
 
   // compile_calls.cc
   void call_function(const runtime::FuncInstance* callee_hint, uint32_t params, uint32_t results);
@@ -436,6 +446,17 @@ class FunctionCompiler {
   std::vector<DispatchStub> dispatch_stubs_;
   Label clause_entry_;
   bool has_clause_entry_ = false;
+
+  // Exception handling: each try_table's landing, and the open ones.
+  std::vector<std::unique_ptr<CatchSite>>* catch_sites_out_ = nullptr;
+  struct TryLanding {
+    CatchSite* site = nullptr;
+    Label after_call;    // a callee's status said trap or exception
+    Label after_helper;  // throw's helper (or a fiber instruction's) recorded it for this frame
+    std::vector<Label> targets;  // per clause of `site`: its label
+  };
+  std::vector<TryLanding> landings_;
+  std::vector<uint32_t> try_stack_;  // indices into landings_ of the try_tables around the code
 };
 
 }  // namespace weft::jit

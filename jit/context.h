@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/opcodes.h"
 #include "core/result.h"
@@ -128,6 +129,17 @@ struct FiberStatus {
   uint64_t tag;
 };
 struct FiberSite;
+struct CatchSite;
+// throw: makes the exception (tag `tag`, payload in the slots from
+// `payload`) and records it in ctx->trap; generated code then jumps to its
+// try_table's landing or returns 1.
+void weft_jit_throw(JitContext* ctx, const runtime::TagInstance* tag, const uint64_t* payload);
+// throw_ref of `exn`: the same, or the trap "null reference" recorded for `self`.
+void weft_jit_throw_ref(JitContext* ctx, runtime::FuncInstance* self, uint64_t exn);
+// A try_table's landing: if the error recorded in ctx->trap is an exception
+// one of `site`'s clauses catches, writes the clause's values to its label's
+// slots in `fp`, clears the error and returns the clause's index + 1; else 0.
+uint64_t weft_jit_catch(JitContext* ctx, uint64_t* fp, const CatchSite* site);
 FiberStatus weft_jit_fiber(JitContext* ctx, uint64_t* fp, const FiberSite* site);
 // The inline switch's resume point, when this context was resumed by anything
 // but another inline switch delivering an event: `from` is what the switch
@@ -142,6 +154,18 @@ uint32_t count_backtrace_frames(const std::string& detail);
 // After any fiber switch returns into a context (or a fiber starts), the
 // context's own stack becomes ctx->stack again.
 void sync_after_switch(JitContext* ctx);
+
+// The clauses a try_table's landing tries, innermost try_table first (then
+// those around it in the same function); owned with the code.
+struct CatchSite {
+  struct Clause {
+    uint64_t tag_id = 0;         // 0: catch_all, catch_all_ref
+    uint32_t dest_slot = 0;      // the label's first value slot
+    uint32_t payload_slots = 0;  // catch, catch_ref: the tag's values
+    bool with_ref = false;       // the exnref after them
+  };
+  std::vector<Clause> clauses;
+};
 
 // The static description of one fiber instruction in JIT code (owned by the
 // executor with the code; the code embeds its address).

@@ -187,6 +187,7 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     const uint32_t first_label = masm.label_count();
     FunctionCompiler compiler(instance, i, memory, masm, store_.fuel_enabled());
     compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
+    compiler.set_catch_sites(&code.catch_sites);
     compiler.set_guarded_memory(guarded);
     compiler.set_direct_call_entries(&direct_entries);
     Result<void> r = compiler.compile();

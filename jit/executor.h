@@ -81,6 +81,7 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
     void* base = nullptr;
     std::vector<std::pair<uint32_t, uint32_t>> ranges;
     std::vector<std::unique_ptr<FiberSite>> fiber_sites;
+    std::vector<std::unique_ptr<CatchSite>> catch_sites;  // try_tables' landings
     // Guard regions: the functions' trap stubs for faulting accesses, and
     // the fault handler's registry slot (-1: the code checks accesses).
     std::vector<guard::FunctionTrap> traps;

@@ -186,6 +186,7 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   masm.set_code_address(reinterpret_cast<uintptr_t>(code.arena->base() + planned));
   FunctionCompiler& compiler = c->compiler.emplace(instance, defined, code.memory, masm, store_.fuel_enabled());
   compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
+    compiler.set_catch_sites(&code.catch_sites);
   compiler.set_guarded_memory(code.guard_slot >= 0);
   std::vector<std::pair<uint32_t, uint32_t>> slot_calls;  // {callee, offset of the call}
   compiler.set_direct_call_slots(code.arena->base(), kSlotSize, &code.register_entries, &slot_calls);

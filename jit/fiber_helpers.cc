@@ -98,6 +98,12 @@ FiberStatus finish_fiber_instruction(JitContext* ctx, uint64_t* fp, const FiberS
       return {0, 0};
     case FiberOutcome::Kind::Event:
       return {2, outcome.tag};
+    case FiberOutcome::Kind::Exception:
+      // The fiber this context waited for ended by an exception: it is
+      // thrown here (Store::thrown), as if this instruction threw it.
+      ctx->trap->error = runtime::Store::exception_error(*ctx->interp->store().thrown);
+      ctx->trap->frames = 0;
+      return {1, 0};
     case FiberOutcome::Kind::Abort:
       // A fiber of this segment trapped: the trap (with the fiber's frames)
       // becomes this host entry's result, through this frame.

@@ -14,7 +14,8 @@ namespace {
 constexpr uint32_t kShownFrames = 32;  // as the interpreter's backtraces
 
 void add_frame(TrapState& trap, const runtime::FuncInstance* f) {
-  if (f->is_host()) return;
+  // Exceptions have no backtrace: one caught frames later cost no strings.
+  if (f->is_host() || trap.error->kind == ErrorKind::Exception) return;
   if (++trap.frames <= kShownFrames)
     trap.error->detail += "  at " + f->instance->module->function_description(f->index) + "\n";
 }
@@ -42,6 +43,49 @@ void weft_jit_trap(JitContext* ctx, runtime::FuncInstance* self, uint32_t kind, 
 }
 
 void weft_jit_unwind(JitContext* ctx, runtime::FuncInstance* self) { add_frame(*ctx->trap, self); }
+
+void weft_jit_throw(JitContext* ctx, const runtime::TagInstance* tag, const uint64_t* payload) {
+  runtime::Store& store = ctx->interp->store();
+  store.thrown = store.new_exception(tag, payload);
+  ctx->trap->error = runtime::Store::exception_error(*store.thrown);
+  ctx->trap->frames = 0;
+}
+
+void weft_jit_throw_ref(JitContext* ctx, runtime::FuncInstance* self, uint64_t exn) {
+  if (exn == 0) {
+    weft_jit_trap(ctx, self, uint32_t(runtime::TrapKind::NullReference), 0);
+    return;
+  }
+  runtime::Store& store = ctx->interp->store();
+  auto* e = reinterpret_cast<runtime::ExceptionObject*>(exn);
+  if (store.thrown && store.thrown != e) store.recycle(store.thrown);
+  store.thrown = e;
+  ctx->trap->error = runtime::Store::exception_error(*e);
+  ctx->trap->frames = 0;
+}
+
+uint64_t weft_jit_catch(JitContext* ctx, uint64_t* fp, const CatchSite* site) {
+  if (!ctx->trap->error || ctx->trap->error->kind != ErrorKind::Exception) return 0;
+  runtime::Store& store = ctx->interp->store();
+  runtime::ExceptionObject* const exn = store.thrown;
+  if (exn == nullptr) return 0;
+  for (size_t i = 0; i < site->clauses.size(); ++i) {
+    const CatchSite::Clause& c = site->clauses[i];
+    if (c.tag_id != 0 && c.tag_id != exn->tag->id) continue;
+    if (c.payload_slots) std::memcpy(fp + c.dest_slot, exn->payload.data(), size_t(c.payload_slots) * 8);
+    store.thrown = nullptr;
+    if (c.with_ref) {
+      runtime::Store::expose(exn);
+      fp[c.dest_slot + c.payload_slots] = reinterpret_cast<uint64_t>(exn);
+    } else {
+      store.recycle(exn);
+    }
+    ctx->trap->error.reset();
+    ctx->trap->frames = 0;
+    return i + 1;
+  }
+  return 0;
+}
 
 uint32_t weft_jit_enter_interpreter(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self) {
   auto* cf = static_cast<const interpreter::CompiledFunction*>(self->compiled);

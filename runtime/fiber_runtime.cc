@@ -195,12 +195,22 @@ fiber_context FiberRuntime::fiber_main(WasmFiber* f, fiber_context&& from, bool 
 
 fiber_context FiberRuntime::finish(WasmFiber* f, Result<void> result, const Slot* results, uint32_t result_slots) {
   WasmFiber* parent = f->parent;
-  if (result.ok()) release_descendants(f);
+  // An uncaught exception ends the fiber as a return does (docs/fibers.md
+  // §6, exceptions) and is thrown in the parent at its pending instruction.
+  const bool exception = !result.ok() && result.error().kind == ErrorKind::Exception && store_.thrown;
+  if (result.ok() || exception) release_descendants(f);
   else orphan_children(f);
   // The stack is freed by fiber_context once we have left it.
   f->stack = {};
   table_.bury(f);
   pending_store_ = nullptr;
+  if (exception) {
+    state_.outcome = FiberOutcome{FiberOutcome::Kind::Exception, TrapKind::Unreachable, 0};
+    state_.payload_slots = 0;
+    state_.current = parent;
+    if (parent) parent->state = FiberState::Running;
+    return std::move(*context_slot_of(parent));
+  }
   if (result.ok()) {
     // Normal return: the parent continues after its pending instruction.
     state_.outcome = FiberOutcome{FiberOutcome::Kind::Return, TrapKind::Unreachable, 0};

@@ -53,6 +53,9 @@ struct FiberOutcome {
     Return,  // the fiber this context waited for returned: results in payload()
     Abort,   // (segment roots only) a fiber of the segment trapped: take_abort_error()
     Done,    // the instruction completed without switching (fiber.release)
+    // The fiber this context waited for ended by an exception it did not
+    // catch (Store::thrown): it is thrown at the pending instruction.
+    Exception,
   };
   Kind kind = Kind::Done;
   TrapKind trap = TrapKind::Unreachable;

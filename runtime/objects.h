@@ -112,13 +112,23 @@ struct GlobalInstance {
   GlobalType type;
 };
 
-// An event tag (fiber extension). `id` is its store-unique identity: imports
-// share the exporter's tag, so dispatch compares identities, not indices.
+// A tag: an event tag of the fiber extension and an exception tag (one tag
+// space, docs/exceptions.md). `id` is its store-unique identity: imports
+// share the exporter's tag, so dispatch and catch compare identities, not indices.
 struct TagInstance {
   uint64_t id = 0;
   TypeId type_id = 0;
   const FuncType* type = nullptr;
   uint32_t param_slots = 0;
+};
+
+// A thrown exception (Wasm 3.0 exception handling): its tag and the values
+// it carries. An exnref is its address (null: 0). Owned by the Store, which
+// reuses the objects no exnref was made of (Store::new_exception).
+struct ExceptionObject {
+  const TagInstance* tag = nullptr;
+  std::vector<uint64_t> payload;  // the tag's params, in executor slots (v128: two)
+  bool exposed = false;           // an exnref to it exists (catch_ref, catch_all_ref): kept for the store's life
 };
 
 // Element and data segments as instantiated (dropped ⇒ empty).

@@ -92,6 +92,38 @@ GlobalInstance* Store::add_global(std::unique_ptr<GlobalInstance> g) {
   globals_.push_back(std::move(g));
   return globals_.back().get();
 }
+ExceptionObject* Store::new_exception(const TagInstance* tag, const uint64_t* payload) {
+  // The exception still in flight from an earlier throw that ended a host
+  // call (nobody caught it) can be reused too.
+  if (thrown) {
+    recycle(thrown);
+    thrown = nullptr;
+  }
+  ExceptionObject* e;
+  if (!free_exceptions_.empty()) {
+    e = free_exceptions_.back();
+    free_exceptions_.pop_back();
+  } else {
+    exceptions_.push_back(std::make_unique<ExceptionObject>());
+    e = exceptions_.back().get();
+  }
+  e->tag = tag;
+  e->exposed = false;
+  e->payload.assign(payload, payload + tag->param_slots);
+  return e;
+}
+
+Error Store::exception_error(const ExceptionObject&) {
+  return make_error(ErrorKind::Exception, "uncaught exception");
+}
+
+ExceptionObject* Store::take_thrown(const Error& e) {
+  if (e.kind != ErrorKind::Exception) return nullptr;
+  ExceptionObject* x = thrown;
+  thrown = nullptr;
+  return x;
+}
+
 TagInstance* Store::add_tag(TypeId type) {
   auto t = std::make_unique<TagInstance>();
   t->id = tags_.size() + 1;  // identities start at 1: 0 marks empty dispatch slots

@@ -83,6 +83,24 @@ class Store {
   TagInstance* add_tag(TypeId type);
   Instance* add_instance(std::unique_ptr<Instance> i);
 
+  // Exception handling. Throwing makes an ExceptionObject, puts it in
+  // `thrown` and returns exception_error() up every executor's trap path
+  // (interpreter frames, JIT frames, host functions, fibers) until a
+  // try_table catches it (take_thrown) or the host call into Wasm ends with it.
+  ExceptionObject* new_exception(const TagInstance* tag, const uint64_t* payload);
+  // The error an in-flight exception travels as (ErrorKind::Exception).
+  static Error exception_error(const ExceptionObject& e);
+  // The exception an ErrorKind::Exception error carries (nullptr for an error
+  // that is not one), now no longer in flight.
+  ExceptionObject* take_thrown(const Error& e);
+  // An exnref is about to be made of `e`: it is never reused.
+  static void expose(ExceptionObject* e) { e->exposed = true; }
+  // A caught exception no exnref refers to, to be reused by new_exception.
+  void recycle(ExceptionObject* e) {
+    if (!e->exposed) free_exceptions_.push_back(e);
+  }
+  ExceptionObject* thrown = nullptr;
+
   // Calls a function from the host (entry into Wasm or a host function).
   Result<void> invoke(FuncInstance* func, uint64_t* args_results);
 
@@ -110,6 +128,8 @@ class Store {
   std::vector<std::unique_ptr<TableInstance>> tables_;
   std::vector<std::unique_ptr<GlobalInstance>> globals_;
   std::vector<std::unique_ptr<TagInstance>> tags_;
+  std::vector<std::unique_ptr<ExceptionObject>> exceptions_;
+  std::vector<ExceptionObject*> free_exceptions_;
   std::vector<std::unique_ptr<Instance>> instances_;
 };
 

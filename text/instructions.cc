@@ -81,6 +81,7 @@ bool ModuleParser::parse_instrs(bool clauses_ok) {
       case Opcode::Loop:
       case Opcode::If:
       case Opcode::Handle:
+      case Opcode::TryTable:
         if (!parse_block_header(*op)) return false;
         break;
       case Opcode::Else: {
@@ -192,7 +193,38 @@ bool ModuleParser::parse_block_header(Opcode op) {
   if (!parse_block_type(label, use)) return false;
   emit_opcode(opcode_info(op));
   if (!emit_block_type(use)) return false;
+  if (op == Opcode::TryTable && !parse_catch_clauses()) return false;
   blocks_.push_back(Block{op, label.value_or(std::string_view{}), false});
+  return true;
+}
+
+// try_table's `(catch tag label)`, `(catch_ref tag label)`, `(catch_all
+// label)` and `(catch_all_ref label)`, as vec(catch). Their labels are
+// resolved outside the try_table (its own label is not theirs).
+bool ModuleParser::parse_catch_clauses() {
+  std::vector<uint8_t> clauses;
+  uint32_t count = 0;
+  std::vector<uint8_t>* const body = out_;
+  out_ = &clauses;
+  bool ok = true;
+  while (ok && (at_form(Kw::Catch) || at_form(Kw::CatchRef) || at_form(Kw::CatchAll) || at_form(Kw::CatchAllRef))) {
+    const Kw kind = peek(1).kw;
+    pos_ += 2;
+    out_->push_back(kind == Kw::Catch ? 0x00 : kind == Kw::CatchRef ? 0x01 : kind == Kw::CatchAll ? 0x02 : 0x03);
+    if (kind == Kw::Catch || kind == Kw::CatchRef) {
+      uint32_t tag;
+      ok = parse_index(Space::Tag, tag);
+      if (ok) emit_u32(tag);
+    }
+    uint32_t depth;
+    ok = ok && parse_label(depth) && expect_rparen();
+    if (ok) emit_u32(depth);
+    ++count;
+  }
+  out_ = body;
+  if (!ok) return false;
+  emit_u32(count);
+  out_->insert(out_->end(), clauses.begin(), clauses.end());
   return true;
 }
 
@@ -209,6 +241,7 @@ bool ModuleParser::parse_folded(bool clause_ok) {
   switch (*op) {
     case Opcode::Block:
     case Opcode::Loop:
+    case Opcode::TryTable:
     case Opcode::Handle: {
       // (handle label? blocktype instr* (event …)*): the clauses are read by
       // parse_instrs as folded instructions of the body.
@@ -433,7 +466,8 @@ bool ModuleParser::parse_immediates(Opcode op) {
   switch (info.immediate) {
     case ImmKind::None:
       return true;
-    case ImmKind::BlockType:  // block/loop/if never get here
+    case ImmKind::BlockType:  // block/loop/if/try_table never get here
+    case ImmKind::TryTable:
       return fail(peek(), "internal: block type outside a block");
     case ImmKind::LabelIdx: {
       uint32_t depth;

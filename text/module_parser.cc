@@ -19,6 +19,7 @@ void encode_heaptype(std::vector<uint8_t>& out, ValType t) {
     case ValType::FuncRef: out.push_back(0x70); break;
     case ValType::ExternRef: out.push_back(0x6F); break;
     case ValType::FiberRef: out.push_back(0x5B); break;
+    case ValType::ExnRef: out.push_back(0x69); break;
     case ValType::TypedRef: write_leb_s64(out, int64_t(t.type_index)); break;  // an s33 type index
     default: out.push_back(0x00); break;  // not a reference type: never asked for
   }
@@ -34,6 +35,7 @@ void encode_valtype(std::vector<uint8_t>& out, ValType t) {
     case ValType::FuncRef:
     case ValType::ExternRef:
     case ValType::FiberRef:
+    case ValType::ExnRef:
       // Nullable abstract references have one-byte forms (funcref, externref,
       // fiberref); `(ref ht)` is 0x64 ht.
       if (!t.nullable) out.push_back(0x64);
@@ -116,6 +118,7 @@ bool ModuleParser::parse_valtype(ValType& out) {
       case Kw::FuncRef: out = ValType::funcref(); break;
       case Kw::ExternRef: out = ValType::externref(); break;
       case Kw::FiberRef: out = ValType{ValType::FiberRef, true, 0}; break;
+      case Kw::ExnRef: out = ValType::exnref(); break;
       default: return unexpected("a value type");
     }
     ++pos_;
@@ -139,6 +142,7 @@ bool ModuleParser::parse_reftype(ValType& out) {
   if (at_kw(Kw::FuncRef)) out = ValType::funcref();
   else if (at_kw(Kw::ExternRef)) out = ValType::externref();
   else if (at_kw(Kw::FiberRef)) out = ValType{ValType::FiberRef, true, 0};
+  else if (at_kw(Kw::ExnRef)) out = ValType::exnref();
   else return unexpected("a reference type");
   ++pos_;
   return true;
@@ -146,7 +150,8 @@ bool ModuleParser::parse_reftype(ValType& out) {
 
 size_t ModuleParser::reftype_tokens(size_t ahead) const {
   const Token& t = peek(ahead);
-  if (t.kind == TokKind::Atom && (t.kw == Kw::FuncRef || t.kw == Kw::ExternRef || t.kw == Kw::FiberRef)) return 1;
+  if (t.kind == TokKind::Atom && (t.kw == Kw::FuncRef || t.kw == Kw::ExternRef || t.kw == Kw::FiberRef || t.kw == Kw::ExnRef))
+    return 1;
   const Token& kw = peek(ahead + 1);
   if (t.kind == TokKind::LParen && kw.kind == TokKind::Atom && kw.kw == Kw::Ref) return t.close - (pos_ + ahead) + 1;
   return 0;
@@ -164,7 +169,8 @@ bool ModuleParser::parse_heaptype(ValType& out) {
   if (at_kw(Kw::Func)) out = ValType::funcref();
   else if (at_kw(Kw::Extern)) out = ValType::externref();
   else if (at_kw(Kw::Fiber)) out = ValType{ValType::FiberRef, true, 0};
-  else return unexpected("a heap type (func, extern, fiber or a type index)");
+  else if (at_kw(Kw::Exn)) out = ValType::exnref();
+  else return unexpected("a heap type (func, extern, fiber, exn or a type index)");
   ++pos_;
   return true;
 }

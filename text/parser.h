@@ -182,6 +182,7 @@ class ModuleParser : public Cursor {
   // sequence), not as an operand or a lone constant expression.
   bool parse_folded(bool clause_ok);
   bool parse_block_header(Opcode op);
+  bool parse_catch_clauses();
   bool parse_event_header();  // after `event`: label alias, tag, (param …)*
   bool at_event_form() const;
   bool check_event_params();

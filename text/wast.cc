@@ -132,6 +132,14 @@ class WastParser : public Cursor {
         }
         return parse_string(cmd.text) && expect_rparen();
       }
+      case Kw::AssertException: {
+        cmd.kind = K::AssertException;
+        pos_ += 2;
+        WastAction a;
+        if (!parse_action(a)) return false;
+        cmd.action = std::move(a);
+        return expect_rparen();
+      }
       case Kw::AssertMalformed:
       case Kw::AssertInvalid:
       case Kw::AssertUnlinkable:
@@ -278,7 +286,8 @@ class WastParser : public Cursor {
         if (at_kw(Kw::Func)) v.type = ValType::funcref();
         else if (at_kw(Kw::Extern)) v.type = ValType::externref();
         else if (at_kw(Kw::Fiber)) v.type = ValType{ValType::FiberRef, true, 0};
-        else return unexpected("func, extern or fiber");
+        else if (at_kw(Kw::Exn)) v.type = ValType::exnref();
+        else return unexpected("func, extern, fiber or exn");
         ++pos_;
         v.is_null = true;
         break;

@@ -71,6 +71,7 @@ struct WastCommand {
     AssertReturn,         // action + expected
     AssertTrap,           // action or module + text   (module form = uninstantiable)
     AssertExhaustion,     // action + text
+    AssertException,      // action (it must end with an uncaught exception)
     AssertMalformed,      // module + text
     AssertInvalid,        // module + text
     AssertUnlinkable,     // module + text

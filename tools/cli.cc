@@ -86,6 +86,8 @@ void add_limit_options(CLI::App& command, LimitArgs& limits) {
                    "Reject Wasm 3.0's tail calls (return_call, return_call_indirect, return_call_ref)");
   command.add_flag("--disable-extended-const", limits.disable_extended_const,
                    "Reject Wasm 3.0's extended constant expressions (i32/i64 add, sub, mul)");
+  command.add_flag("--disable-exceptions", limits.disable_exceptions,
+                   "Reject Wasm 3.0's exception handling (throw, throw_ref, try_table, exnref)");
 }
 
 Config make_config(const std::string& tier, const LimitArgs& limits) {
@@ -102,6 +104,7 @@ Config make_config(const std::string& tier, const LimitArgs& limits) {
   if (limits.disable_memory64) config.enable_memory64 = false;
   if (limits.disable_tail_call) config.enable_tail_call = false;
   if (limits.disable_extended_const) config.enable_extended_const = false;
+  if (limits.disable_exceptions) config.enable_exceptions = false;
   if (limits.value_stack_bytes) config.value_stack_bytes = *limits.value_stack_bytes;
   if (limits.enable_simd) config.enable_simd = *limits.enable_simd;
   config.eager_compilation = limits.compile == "eager";
@@ -124,6 +127,8 @@ int report_error(const Error& error, const std::string& context) {
   std::string prefix = context.empty() ? "" : context + ": ";
   if (error.kind == ErrorKind::Trap || error.kind == ErrorKind::Exhaustion) {
     std::fprintf(stderr, "error: %strap: %s\n", prefix.c_str(), error.message.c_str());
+  } else if (error.kind == ErrorKind::Exception) {
+    std::fprintf(stderr, "error: %s%s\n", prefix.c_str(), error.message.c_str());
   } else {
     std::fprintf(stderr, "error: %s%s\n", prefix.c_str(), error.to_string().c_str());
   }
@@ -133,7 +138,8 @@ int report_error(const Error& error, const std::string& context) {
   }
   switch (error.kind) {
     case ErrorKind::Trap:
-    case ErrorKind::Exhaustion: return kExitTrap;
+    case ErrorKind::Exhaustion:
+    case ErrorKind::Exception: return kExitTrap;  // an uncaught exception ends the program as a trap does
     case ErrorKind::Usage: return kExitUsage;
     default: return kExitFailure;
   }

@@ -49,6 +49,7 @@ struct LimitArgs {
   bool disable_memory64 = false;              // no i64 address types (Wasm 2.0)
   bool disable_tail_call = false;             // no return_call* (Wasm 2.0)
   bool disable_extended_const = false;        // no arithmetic in constant expressions (Wasm 2.0)
+  bool disable_exceptions = false;            // no throw, try_table, exnref (Wasm 2.0)
   // Set only through wasmtime's -W keys (max-wasm-stack, simd), see cmd_run.cc.
   std::optional<uint64_t> value_stack_bytes;
   std::optional<bool> enable_simd;

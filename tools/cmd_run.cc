@@ -124,6 +124,7 @@ Result<LimitArgs> limits_with_wasm_options(const RunArgs& a) {
   if (w.memory64) limits.disable_memory64 = !*w.memory64;
   if (w.tail_call) limits.disable_tail_call = !*w.tail_call;
   if (w.extended_const) limits.disable_extended_const = !*w.extended_const;
+  if (w.exceptions) limits.disable_exceptions = !*w.exceptions;
   if (!a.timeout.empty()) {
     Result<std::chrono::milliseconds> d = tools::parse_duration(a.timeout);
     if (!d.ok()) return make_error(ErrorKind::Usage, "--timeout: " + d.error().message);

@@ -73,6 +73,9 @@ const OptionKey<WasmOptionSettings> kWasmKeys[] = {
     {"extended-const", "[=y|n]",
      "Wasm 3.0's extended constant expressions (on by default; =n is --disable-extended-const)",
      set_feature<&WasmOptionSettings::extended_const>},
+    {"exceptions", "[=y|n]",
+     "Wasm 3.0's exception handling: throw, try_table, exnref (on by default; =n is --disable-exceptions)",
+     set_feature<&WasmOptionSettings::exceptions>},
     {"fuel", "=N",
      "execution budget, as --fuel: trap \"all fuel consumed\" when spent; weft charges per call and loop "
      "iteration, not per instruction",

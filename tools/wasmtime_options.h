@@ -29,6 +29,7 @@ struct WasmOptionSettings {
   std::optional<bool> memory64;             // Wasm 3.0 64-bit memories and tables
   std::optional<bool> tail_call;            // Wasm 3.0 tail calls
   std::optional<bool> extended_const;       // Wasm 3.0 extended constant expressions
+  std::optional<bool> exceptions;           // Wasm 3.0 exception handling
   std::optional<std::chrono::milliseconds> timeout;  // interrupt the run after this long
 };
 

@@ -85,6 +85,7 @@ const char* ref_type_name(ValType type) {
     case ValType::FuncRef: return "funcref";
     case ValType::ExternRef: return "externref";
     case ValType::FiberRef: return "fiberref";
+    case ValType::ExnRef: return "exnref";
     default: return "ref";
   }
 }
@@ -171,6 +172,7 @@ const char* command_name(WastCommand::Kind kind) {
     case WastCommand::Kind::AssertReturn: return "assert_return";
     case WastCommand::Kind::AssertTrap: return "assert_trap";
     case WastCommand::Kind::AssertExhaustion: return "assert_exhaustion";
+    case WastCommand::Kind::AssertException: return "assert_exception";
     case WastCommand::Kind::AssertMalformed: return "assert_malformed";
     case WastCommand::Kind::AssertInvalid: return "assert_invalid";
     case WastCommand::Kind::AssertUnlinkable: return "assert_unlinkable";
@@ -434,6 +436,7 @@ class Runner {
         if (c.module) return assert_instantiation_fails(c, {ErrorKind::Trap, ErrorKind::Uninstantiable}, true);
         return assert_action_fails(c, ErrorKind::Trap);
       case K::AssertExhaustion: return assert_action_fails(c, ErrorKind::Exhaustion);
+      case K::AssertException: return assert_action_fails(c, ErrorKind::Exception);
       case K::AssertMalformed: return assert_rejected(c, ErrorKind::Malformed);
       case K::AssertInvalid: return assert_rejected(c, ErrorKind::Invalid);
       case K::AssertUnlinkable: return assert_instantiation_fails(c, {ErrorKind::Unlinkable, ErrorKind::Unlinkable}, false);

@@ -234,7 +234,7 @@ Result<void> CodeValidator::validate(uint32_t defined_index, FunctionInfo& info)
   // say which feature is disabled rather than "illegal opcode".
   reader_.reset(func.body,
                 ReaderFeatures{.simd = true, .fibers = true, .multi_memory = ctx_.options.enable_multi_memory,
-                               .memory64 = ctx_.options.enable_memory64});
+                               .memory64 = ctx_.options.enable_memory64, .exceptions = true});
   instr_offset_ = 0;
   height_ = 0;
   base_ = 0;
@@ -915,6 +915,7 @@ bool CodeValidator::special(Opcode op) {
     case Opcode::RefNull: case Opcode::RefIsNull: case Opcode::RefFunc: case Opcode::RefAsNonNull:
       return reference(op);
     case Opcode::BrOnNull: case Opcode::BrOnNonNull: return br_on_null(op);
+    case Opcode::Throw: case Opcode::ThrowRef: case Opcode::TryTable: return exception_instruction(op);
     case Opcode::Handle: case Opcode::Event: case Opcode::FiberNew: case Opcode::FiberSpawn:
     case Opcode::FiberResume: case Opcode::FiberSuspend: case Opcode::FiberSuspendTo: case Opcode::FiberSwitch:
     case Opcode::FiberRetire: case Opcode::FiberRetireto: case Opcode::FiberRelease:

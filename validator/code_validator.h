@@ -307,6 +307,10 @@ class CodeValidator {
   bool function_references_disabled(Opcode op);  // the error (Config::enable_function_references off)
   // Fiber extension (code_validator_fibers.cc).
   bool fiber(Opcode op);
+  // Exception handling (code_validator_exceptions.cc).
+  bool exception_instruction(Opcode op);
+  bool check_catch(const CatchClause& clause);
+  bool exceptions_disabled(Opcode op);
   bool event_clause();
   bool check_fiber_function(uint32_t func, uint32_t& fiber_type);
   void add_suspension_point(Opcode op);
@@ -377,6 +381,7 @@ class CodeValidator {
   // Result types of single-value block types that are not one byte (typed
   // references): frames point here, and a deque never moves its elements.
   std::deque<ValType> block_results_;
+  std::vector<ValType> catch_values_;  // check_catch's scratch
 
   // Per module, built once: every type's params and results with codes (the
   // codes stored in sig_codes_), the globals' codes, which features are off.

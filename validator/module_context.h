@@ -55,7 +55,7 @@ inline bool is_subtype(ValType actual, ValType expected, std::span<const uint32_
   switch (expected.kind) {
     case ValType::FuncRef:
       return actual.kind == ValType::FuncRef || (typed && !types[actual.type_index].is_fiber);
-    case ValType::ExternRef: return actual.kind == expected.kind;
+    case ValType::ExternRef: case ValType::ExnRef: return actual.kind == expected.kind;
     case ValType::FiberRef:
       return actual.kind == ValType::FiberRef || (typed && types[actual.type_index].is_fiber);
     case ValType::TypedRef:
@@ -84,6 +84,8 @@ inline std::string valtype_problem(ValType t, const Module& module, const Valida
                                                               : "non-nullable reference types are not part of Wasm 2.0";
     case ValType::FiberRef:
       return options.enable_fibers ? "" : "fiber support is not enabled: " + to_string(t);
+    case ValType::ExnRef:
+      return options.enable_exceptions ? "" : "exception handling is not enabled: " + to_string(t);
     case ValType::TypedRef: {
       const std::string index = std::to_string(t.type_index);
       if (t.type_index >= module.types.size()) return "unknown type " + index + " in " + to_string(t);

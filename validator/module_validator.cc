@@ -115,8 +115,8 @@ Result<void> check_memory_type(const ModuleContext& ctx, const MemoryType& type,
 
 // Tags (exception handling / fiber events) carry values but return nothing.
 Result<void> check_tag_type(const ModuleContext& ctx, uint32_t type_index, const std::string& where) {
-  if (!ctx.options.enable_fibers)
-    return module_error("fiber support is not enabled: tags are not part of Wasm 2.0 in " + where);
+  if (!ctx.options.enable_fibers && !ctx.options.enable_exceptions)
+    return module_error("tags are not part of Wasm 2.0 (exception handling and fibers are disabled) in " + where);
   WEFT_TRY(check_function_type_index(ctx, type_index, where, "type mismatch: tag type must be a function type"));
   if (!ctx.module.types[type_index].results.empty()) return module_error("non-empty tag result type in " + where);
   return {};

@@ -80,6 +80,7 @@ struct ValidateOptions {
   bool enable_memory64 = true;             // Wasm 3.0 64-bit memories and tables (Config)
   bool enable_tail_call = true;            // Wasm 3.0 tail calls (Config)
   bool enable_extended_const = true;       // Wasm 3.0 extended constant expressions (Config)
+  bool enable_exceptions = true;           // Wasm 3.0 exception handling: tags, throw, try_table, exnref (Config)
   // The module was decoded with binary::DecodeOptions::defer_body_checks:
   // memory.init and data.drop then fail without a data count section (a
   // malformed-binary rule the decoder did not check; the caller finds the

@@ -35,6 +35,10 @@ struct Config {
   // Extended constant expressions (Wasm 3.0): i32/i64 add, sub and mul in
   // constant expressions. Off: they are not constant instructions.
   bool enable_extended_const = true;
+  // Exception handling (Wasm 3.0): tags, throw, throw_ref, try_table and
+  // exnref (docs/exceptions.md). Off: those instructions and exnref are
+  // invalid; tags stay available to the fiber extension.
+  bool enable_exceptions = true;
   // Wasm call depth before "call stack exhausted", counted per context: the
   // thread's own stack (all frames of nested host → Wasm entries) and each
   // fiber's stack separately. A fiber's depth is also bounded by its stack

@@ -22,6 +22,7 @@ enum class ErrorKind : uint8_t {
   Io,             // file system
   Usage,          // wrong use of an API or the CLI
   Limit,          // an implementation limit was exceeded
+  Exception,      // an exception no try_table caught (Wasm 3.0 exception handling)
 };
 
 const char* error_kind_name(ErrorKind kind);

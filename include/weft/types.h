@@ -17,6 +17,7 @@ struct ValType {
     ExternRef,  // externref (binary 0x6F)
     FiberRef,   // abstract fiber heap type (fiber extension): nullable ⇒ fiberref
     TypedRef,   // (ref null? $g), $g a fiber type index (fiber extension)
+    ExnRef,     // exnref (binary 0x69): a caught exception (Wasm 3.0 exception handling)
   };
   Kind kind = I32;
   bool nullable = true;    // only meaningful for reference kinds
@@ -29,6 +30,7 @@ struct ValType {
   static constexpr ValType v128() { return {V128, true, 0}; }
   static constexpr ValType funcref() { return {FuncRef, true, 0}; }
   static constexpr ValType externref() { return {ExternRef, true, 0}; }
+  static constexpr ValType exnref() { return {ExnRef, true, 0}; }
 
   constexpr bool is_ref() const { return kind >= FuncRef; }
   constexpr bool is_num() const { return kind <= F64; }

@@ -38,6 +38,7 @@ TEST(DecodeSections, MalformedSectionId) {
   EXPECT_TRUE(Decoded(module_bytes({section(13, {0x00})})).tags.empty());
   DecodeOptions no_fibers;
   no_fibers.enable_fibers = false;
+  no_fibers.enable_exceptions = false;  // tags belong to both
   EXPECT_TRUE(Malformed(module_bytes({section(13, {0x00})}), "malformed section id", no_fibers));
 }
 
@@ -203,6 +204,7 @@ TEST(DecodeImports, KindsAndMalformedKind) {
   EXPECT_TRUE(Malformed(module_bytes({section(2, cat({{0x01}, names, {0x04, 0x01, 0x00}}))}), "malformed tag attribute"));
   DecodeOptions no_fibers;
   no_fibers.enable_fibers = false;
+  no_fibers.enable_exceptions = false;  // tags belong to both
   EXPECT_TRUE(Malformed(module_bytes({section(2, cat({{0x01}, names, {0x04, 0x00, 0x00}}))}), "malformed import kind",
                         no_fibers));
   // Mutability.
@@ -441,6 +443,7 @@ Bytes sample_immediates(ImmKind kind) {
     case ImmKind::MemoryCopy: case ImmKind::TableInit: case ImmKind::TableCopy: case ImmKind::TypeTag:
       return {0x00, 0x00};
     case ImmKind::MemargLane: return {0x00, 0x00, 0x00};
+    case ImmKind::TryTable: return {0x40, 0x01, 0x02, 0x00};  // (catch_all 0)
     case ImmKind::SelectT: return {0x01, 0x7F};
     case ImmKind::HeapType: return {0x70};
     case ImmKind::F32: return Bytes(4, 0x00);
@@ -462,7 +465,7 @@ TEST(DecodeCode, EveryOpcodeInTheTableDecodes) {
       code.push_back(uint8_t(info.code));
     }
     code = cat({code, sample_immediates(info.immediate)});
-    if (info.immediate == ImmKind::BlockType) code.push_back(0x0B);
+    if (info.immediate == ImmKind::BlockType || info.immediate == ImmKind::TryTable) code.push_back(0x0B);
     code.push_back(0x0B);
     Result<Module> r = decode_module(func_module(code, {memory_section(), section(12, {0x00})}));
     EXPECT_TRUE(r.ok()) << info.text << ": " << r.error().to_string();

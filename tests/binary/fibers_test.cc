@@ -147,9 +147,13 @@ TEST(FiberBinary, TagsImportsExports) {
   EXPECT_EQ(m.exports.at(0), (Export{"e", ExternKind::Tag, 2}));
   EXPECT_TRUE(RoundTrips(m));
   EXPECT_EQ(write_module(m), bytes);
-  EXPECT_TRUE(Malformed(module_bytes({types, imports}), "malformed import kind", no_fibers()));
-  EXPECT_TRUE(Malformed(module_bytes({types, tags}), "malformed section id", no_fibers()));
-  EXPECT_TRUE(Malformed(module_bytes({types, exports}), "malformed export kind", no_fibers()));
+  // Tags are exception handling's too: malformed only with both features off.
+  DecodeOptions no_tags = no_fibers();
+  no_tags.enable_exceptions = false;
+  EXPECT_TRUE(Malformed(module_bytes({types, imports}), "malformed import kind", no_tags));
+  EXPECT_TRUE(Malformed(module_bytes({types, tags}), "malformed section id", no_tags));
+  EXPECT_TRUE(Malformed(module_bytes({types, exports}), "malformed export kind", no_tags));
+  EXPECT_EQ(Decoded(module_bytes({types, imports, tags, exports}), no_fibers()).tags.size(), 2u);
 }
 
 // ---------------------------------------------------------------------------

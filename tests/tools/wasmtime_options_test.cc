@@ -49,7 +49,7 @@ TEST(WasmtimeOptions, BooleansAsWasmtimeSpellsThem) {
 
 TEST(WasmtimeOptions, Errors) {
   EXPECT_EQ(wasm_error("frobnicate"),
-            "unknown -W option 'frobnicate' (known: extended-const, fuel, function-references, max-memory-size, max-table-elements, "
+            "unknown -W option 'frobnicate' (known: extended-const, exceptions, fuel, function-references, max-memory-size, max-table-elements, "
             "max-wasm-stack, memory64, multi-memory, simd, stack-switching, tail-call, timeout; -W help describes them)");
   EXPECT_EQ(wasm_error("fuel"), "-W fuel: needs a value: fuel=N");
   EXPECT_EQ(wasm_error("fuel=0x"), "-W fuel: '0x' is not a number");

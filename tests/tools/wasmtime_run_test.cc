@@ -330,7 +330,7 @@ TEST_P(CliWasmtimeFlags, TimeoutStopsAProgramLoopingForever) {
 TEST_P(CliWasmtimeFlags, UnknownOrUnsupportedKeysAreUsageErrors) {
   CliResult r = weft("run -W frobnicate=1 " + fixture("foo.wat"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("unknown -W option 'frobnicate' (known: extended-const, fuel, function-references, max-memory-size, "
+  EXPECT_NE(r.err.find("unknown -W option 'frobnicate' (known: extended-const, exceptions, fuel, function-references, max-memory-size, "
                        "max-table-elements, max-wasm-stack, memory64, multi-memory, simd, stack-switching, tail-call, timeout"),
             std::string::npos)
       << r.err;
