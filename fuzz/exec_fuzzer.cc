@@ -53,6 +53,7 @@ void check_run_error(const weft::Error& e) {
     case ErrorKind::Trap:
     case ErrorKind::Exhaustion:
     case ErrorKind::Limit:
+    case ErrorKind::Exception:  // an exception no try_table caught
       return;
     default:
       std::abort();
@@ -96,7 +97,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // start function or segment initialisation; never a crash.
     switch (instance.error().kind) {
       case ErrorKind::Limit: case ErrorKind::Trap: case ErrorKind::Exhaustion:
-      case ErrorKind::Uninstantiable: case ErrorKind::Unlinkable:
+      case ErrorKind::Uninstantiable: case ErrorKind::Unlinkable: case ErrorKind::Exception:
         return 0;
       default:
         std::abort();

@@ -78,8 +78,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (stats) ++stats->call_outcomes["ok"];
         continue;
       }
-      // Running code may fail only by trapping or exhausting a limit.
-      if (r.error().kind != ErrorKind::Trap && r.error().kind != ErrorKind::Exhaustion)
+      // Running code may fail only by trapping, exhausting a limit or an
+      // exception no try_table caught.
+      if (r.error().kind != ErrorKind::Trap && r.error().kind != ErrorKind::Exhaustion &&
+          r.error().kind != ErrorKind::Exception)
         finding("unexpected error kind", r.error(), program.wat);
       if (stats) ++stats->call_outcomes[r.error().message];
     }

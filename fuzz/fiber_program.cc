@@ -12,7 +12,10 @@
 // around all nine fiber.* instructions: inside `handle` blocks with several
 // event clauses, bare (dispatched to outer handles or function-level clauses),
 // nested, in bounded loops that clauses continue or leave, and next to traps,
-// releases and deep recursion. Typing is guaranteed by construction: each
+// releases and deep recursion — and exceptions: throws of the event tags,
+// try_tables with every kind of clause around any of that, throw_ref of
+// caught exceptions, so exceptions leave fibers at every kind of suspension
+// point (docs/fibers.md §6.14). Typing is guaranteed by construction: each
 // statement leaves the operand stack as it found it, each handle produces
 // exactly its result type on every segment, and references are drawn only
 // from sources of the right fiber type. Runtime failures (null or moribund
@@ -66,7 +69,7 @@ constexpr const char* kFrame = R"((module
 
 constexpr const char* kLocals =
     " (local $i i32) (local $l i64) (local $x (ref null $v)) (local $y (ref null $r)) (local $fh (ref null $hf))"
-    " (local $c0 i32) (local $c1 i32) (local $c2 i32) (local $c3 i32)";
+    " (local $c0 i32) (local $c1 i32) (local $c2 i32) (local $c3 i32) (local $ex exnref)";
 
 // Who runs the function being generated, which decides the self operand.
 enum class Self { None, Any, V, R };  // root; helper (fiberref); fiber of $v; of $r
@@ -194,7 +197,8 @@ class Generator {
 
   std::string statement(int depth) {
     const bool nest = depth < kMaxDepth;
-    const int choice = in_.ConsumeIntegralInRange(0, 99);
+    const int choice = in_.ConsumeIntegralInRange(0, 109);
+    if (choice >= 100) return exception_statement(depth);
     if (choice < 40) return switching_statement(depth);
     if (choice < 50) return new_fiber();
     if (choice < 56 && nest && int(loops_.size()) < kMaxLoops) return loop(depth);
@@ -374,6 +378,43 @@ class Generator {
       case 1: return "(local.set $y " + reference(FiberType::R) + ")";
       case 2: return "(table.set $tv " + slot() + " (local.get $x))";
       default: return "(table.set $tr " + slot() + " (local.get $y))";
+    }
+  }
+
+  // Exception handling (docs/fibers.md §6.14): throws of the event tags (one
+  // tag space), try_tables with every kind of clause around statements (so
+  // around switching instructions: exceptions leave fibers and are thrown at
+  // their parents' pending instructions), throw_ref of caught exceptions.
+  // Every form is stack-neutral, as statements are.
+  std::string exception_statement(int depth) {
+    const int kind = in_.ConsumeIntegralInRange(0, 5);
+    if (kind == 0 || depth >= kMaxDepth) {
+      std::string t;
+      switch (in_.ConsumeIntegralInRange(0, 2)) {
+        case 0: t = "(throw $t0)"; break;
+        case 1: t = "(throw $t1 " + i32_value() + ")"; break;
+        default: t = "(throw $t2 " + i32_value() + " (i64.const " + num(small()) + "))"; break;
+      }
+      return in_.ConsumeIntegralInRange(0, 3) == 0 ? t : "(if " + condition() + " (then " + t + "))";
+    }
+    const std::string id = num(labels_++), e = "$E" + id, d = "$D" + id;
+    const std::string body = statements(depth + 1, 3);
+    switch (kind) {
+      case 1:
+        return "(block " + e + " (try_table (catch_all " + e + ")" + body + "))";
+      case 2:
+        return "(local.set $i (block " + e + " (result i32) (try_table (catch $t1 " + e + ")" + body + ") " +
+               i32_value() + "))";
+      case 3:
+        return "(block " + d + " (block " + e + " (result i32 i64) (try_table (catch $t2 " + e + ") (catch $t0 " + d +
+               ")" + body + ") (br " + d + ")) (local.set $l) (local.set $i))";
+      case 4:
+        return "(block " + d + " (local.set $ex (block " + e + " (result exnref) (try_table (catch_all_ref " + e + ")" +
+               body + ") (br " + d + "))) (if " + condition() + " (then (throw_ref (local.get $ex)))))";
+      default:
+        return "(block " + d + " (block " + e + " (result i32 exnref) (try_table (catch $t0 " + d + ") (catch_ref $t1 " +
+               e + ")" + body + ") (br " + d + ")) (local.set $ex) (local.set $i) (if " + condition() +
+               " (then (throw_ref (local.get $ex)))))";
     }
   }
 

@@ -56,6 +56,13 @@ struct CatchTarget {
   bool with_ref = false;      // catch_ref / catch_all_ref: the exnref after the payload
 };
 
+// Code inside a try_table's range that its clauses do not cover: a tail call
+// of a host function (made as a call in the caller's frame, which the tail
+// call has left).
+struct CatchHole {
+  uint32_t begin = 0, end = 0;
+};
+
 struct CompiledFunction {
   std::vector<uint32_t> code;
   std::vector<uint64_t> constants;   // copied into the frame's constant slots on entry
@@ -78,6 +85,7 @@ struct CompiledFunction {
   // Exception handling: try_table bodies, innermost first where nested.
   std::vector<CatchRegion> catch_regions;
   std::vector<CatchTarget> catch_targets;
+  std::vector<CatchHole> catch_holes;
   // What the IFuel at the start of the code charges (0 when unmetered). A fresh
   // fiber entered at a function-level clause skips that op, so it pays this on entry.
   uint32_t entry_fuel = 0;

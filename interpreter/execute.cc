@@ -257,7 +257,9 @@ unwind: {
   runtime::Store& store = interp->store();
   runtime::ExceptionObject* const exn = store.thrown;
   for (;;) {
-    const uint32_t at = uint32_t(pc - fn->code.data()) - 1;
+    uint32_t at = uint32_t(pc - fn->code.data()) - 1;
+    for (const CatchHole& hole : fn->catch_holes)
+      if (at >= hole.begin && at < hole.end) at = UINT32_MAX;  // in no range
     for (const CatchRegion& region : fn->catch_regions) {
       if (at < region.begin || at >= region.end) continue;
       const CatchTarget* clause = fn->catch_targets.data() + region.first_clause;

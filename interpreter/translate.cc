@@ -219,6 +219,15 @@ class Translator {
   void enter_try_table(const Instruction& in);
   void emit_throw(const runtime::TagInstance* tag);
   std::vector<uint32_t> return_fixups_;  // catch clauses that return from the function
+  // A tail call of a host function is a call in this frame, but it left the
+  // try_tables around it: its code from `begin` on is a CatchHole.
+  void leave_catch_ranges(uint32_t begin) {
+    for (const Ctrl& c : ctrls_)
+      if (c.kind == Opcode::TryTable) {
+        out_.catch_holes.push_back({begin, here()});
+        return;
+      }
+  }
 
   // Fiber extension.
   DispatchSite* new_site(uint32_t body_offset);
@@ -1084,7 +1093,9 @@ Result<void> Translator::run() {
       case Opcode::ReturnCall: {
         const runtime::FuncInstance* callee = inst_.functions[in.index];
         if (callee->is_host()) {  // a host function cannot replace a Wasm frame: call, then return
+          const uint32_t begin = here();
           emit_call(callee);
+          leave_catch_ranges(begin);
         } else {
           const size_t nargs = callee->type->params.size();
           materialize_top(nargs);
@@ -1115,6 +1126,7 @@ Result<void> Translator::run() {
         // overlaps: the handler reads it before anything is written.
         materialize_top(nargs);
         uint32_t arg_base = nargs ? stack_[stack_.size() - nargs].home : next_home();
+        const uint32_t begin = here();
         if (by_reference) emit_op(tail ? IOp::IReturnCallRef : IOp::ICallRef);
         else emit_op(tail ? IOp::IReturnCallIndirect : IOp::ICallIndirect);
         emit(arg_base);
@@ -1123,6 +1135,7 @@ Result<void> Translator::run() {
           emit(inst_.type_ids[type_index]);
           emit_ptr(inst_.tables[in.index2]);
         }
+        if (tail) leave_catch_ranges(begin);  // its callee may be a host function, called in this frame
         stack_.resize(stack_.size() - nargs);
         for (ValType t : callee_type.results) push_temp(width_of(t));
         if (tail) {

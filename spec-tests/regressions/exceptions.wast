@@ -17,6 +17,7 @@
 (module
   (import "lib" "shared" (tag $shared (param i32)))
   (import "lib" "throw-shared" (func $throw-shared (param i32)))
+  (import "weft_test" "reenter" (func $reenter))
   (tag $e (param i32))
   (tag $lookalike (param i32))  ;; the same type as $shared, another tag
   (tag $a)
@@ -25,6 +26,8 @@
   (type $v (func))
   (table $t 2 funcref)
   (elem (table $t) (i32.const 0) func $throw-e-1 $no-throw)
+  (table $t2 1 funcref)
+  (elem (table $t2) (i32.const 0) func $reenter)
   (global $x (mut exnref) (ref.null exn))
   (table $xs 2 exnref)
 
@@ -128,11 +131,27 @@
       (return (i32.const 0)))
     (i32.add (local.get $n)))
 
-  ;; A tail call leaves the try_table: its callee's exception is not caught.
+  ;; A tail call leaves the try_table: its callee's exception is not caught
+  ;; — a Wasm callee's, and a host function's (the spectest module's print
+  ;; functions do not throw: weft_test.reenter calls "reenter-target", below).
   (func (export "tail-call-out") (result i32)
     (block $h
       (try_table (catch_all $h)
         (return_call $maybe (i32.const 0))))
+    (i32.const -1))
+  (func (export "reenter-target") (throw $e (i32.const 9)))
+  (func (export "tail-call-host")
+    (block $h
+      (try_table (catch_all $h)
+        (return_call $reenter))))
+  (func (export "tail-call-host-indirect")
+    (block $h
+      (try_table (catch_all $h)
+        (return_call_indirect $t2 (type $v) (i32.const 0)))))
+  (func (export "call-host") (result i32)
+    (block $h
+      (try_table (catch_all $h)
+        (call $reenter)))
     (i32.const -1))
 
   ;; A throw from a clause's code goes to the try_tables around the label.
@@ -187,6 +206,9 @@
 (assert_return (invoke "deep" (i32.const 200)) (i32.const 207))
 (assert_return (invoke "deep" (i32.const 0)) (i32.const 7))
 (assert_exception (invoke "tail-call-out"))
+(assert_exception (invoke "tail-call-host"))
+(assert_exception (invoke "tail-call-host-indirect"))
+(assert_return (invoke "call-host") (i32.const -1))
 (assert_return (invoke "throw-from-handler") (i32.const 54))
 (assert_return (invoke "kept-is-null") (i32.const 1))
 (invoke "keep" (i32.const 8))

@@ -178,5 +178,50 @@ TEST(Jit, DirectCallsIntoAnInterpretedFunction) {
   }
 }
 
+// Exceptions between JIT code and functions the JIT left to the interpreter
+// (a v128 local keeps a function on the interpreter): thrown on one tier,
+// caught on the other, and through an interpreted frame between two JIT frames.
+TEST(Jit, ExceptionsCrossTiers) {
+  const char* wat = R"((module
+    (tag $e (param i32))
+    (func $jit-thrower (param i32) (throw $e (local.get 0)))
+    (func $interp-thrower (param i32) (local v128) (throw $e (i32.add (local.get 0) (i32.const 1))))
+    (func (export "interp-catches-jit") (param i32) (result i32) (local v128)
+      (block $h (result i32)
+        (try_table (catch $e $h) (call $jit-thrower (local.get 0)))
+        (return (i32.const 0)))
+      (i32.add (i32.const 100)))
+    (func (export "jit-catches-interp") (param i32) (result i32)
+      (block $h (result i32)
+        (try_table (catch $e $h) (call $interp-thrower (local.get 0)))
+        (return (i32.const 0)))
+      (i32.add (i32.const 200)))
+    (func $mid (param i32) (local v128) (call $jit-thrower (local.get 0)))
+    (func (export "jit-through-interp") (param i32) (result i32)
+      (block $h (result i32)
+        (try_table (catch $e $h) (call $mid (local.get 0)))
+        (return (i32.const 0)))
+      (i32.add (i32.const 300)))
+    (func (export "uncaught") (call $mid (i32.const 1)))
+  ))";
+  WatHarness jit(Tier::Jit, wat);
+  for (int32_t v : {0, 5, -7}) {
+    auto a = jit.call("interp-catches-jit", {Value::i32(uint32_t(v))});
+    ASSERT_TRUE(a.ok()) << a.error().to_string();
+    EXPECT_EQ(int32_t((*a)[0].as_i32()), 100 + v);
+    auto b = jit.call("jit-catches-interp", {Value::i32(uint32_t(v))});
+    ASSERT_TRUE(b.ok()) << b.error().to_string();
+    EXPECT_EQ(int32_t((*b)[0].as_i32()), 201 + v);
+    auto c = jit.call("jit-through-interp", {Value::i32(uint32_t(v))});
+    ASSERT_TRUE(c.ok()) << c.error().to_string();
+    EXPECT_EQ(int32_t((*c)[0].as_i32()), 300 + v);
+  }
+  auto d = jit.call("uncaught", {});
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().kind, ErrorKind::Exception);
+  EXPECT_EQ(d.error().message, "uncaught exception");
+  test::expect_jit_counts(jit.store, Tier::Jit, 3, 3);
+}
+
 }  // namespace
 }  // namespace weft
