@@ -147,6 +147,31 @@
   (func (export "patient-start") (result i32)
     (handle (result i32) (fiber.spawn $patient) (event $tick (param i32))))
 
+  ;; Rule 2 at a resume of a suspended fiber (the JIT's inline switch): $late
+  ;; suspends with $tick, then throws what the resume sends it. "late-loop"
+  ;; does that n times through one resume site.
+  (func $late (param $self (ref $g)) (result i32)
+    (global.set $a (local.get $self))
+    (handle (result i32)
+      (fiber.suspend $tick (local.get $self) (i32.const 4))
+      (event $go (param i32) (throw $boom))))
+  (func $resume-late (param $x i32) (result i32)
+    (block $h (result i32)
+      (try_table (result i32) (catch $boom $h)
+        (fiber.resume $g $go (global.get $a) (local.get $x)))
+      (return))
+    (i32.add (i32.const 1400)))
+  (func (export "late-loop") (param $n i32) (result i32)
+    (local $sum i32)
+    (loop $l
+      (drop (handle (result i32) (fiber.spawn $late) (event $tick (param i32))))
+      (local.set $sum (i32.add (local.get $sum) (call $resume-late (local.get $n))))
+      (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+    (local.get $sum))
+  (func (export "late-uncaught") (param $x i32) (result i32)
+    (drop (handle (result i32) (fiber.spawn $late) (event $tick (param i32))))
+    (fiber.resume $g $go (global.get $a) (local.get $x)))
+
   ;; Rule 2, descendants: $parent spawns $child, which suspends to it; then
   ;; $parent throws. The child is released as on a return.
   (func $child (param $self (ref $g)) (result i32)
@@ -336,6 +361,13 @@
 (assert_trap (invoke "resume-a" (i32.const 7)) "fiber is moribund")
 (assert_return (invoke "patient-start") (i32.const 1))
 (assert_return (invoke "resume-a" (i32.const 0)) (i32.const 55))
+
+;; Rule 2 at resumes of suspended fibers, through one (hot) resume site.
+(assert_return (invoke "late-loop" (i32.const 1)) (i32.const 1401))
+(assert_trap (invoke "resume-a" (i32.const 0)) "fiber is moribund")
+(assert_return (invoke "late-loop" (i32.const 100)) (i32.const 145050))
+(assert_exception (invoke "late-uncaught" (i32.const 3)))
+(assert_trap (invoke "resume-a" (i32.const 0)) "fiber is moribund")
 
 ;; Rule 2: the thrower's suspended child is released with it.
 (assert_return (invoke "parent-throws" (i32.const 9)) (i32.const 709))
