@@ -8,7 +8,7 @@ CMAKE_FLAGS += -DWEFT_WERROR=ON
 endif
 WEFT := $(BUILD_DIR)/tools/weft
 
-.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit differential-jit-arm64 differential-fuel differential-simd bench bench-quick bench-fibers clean
+.PHONY: all deps build test test-arm64 test-asan spec demo fuzz fuzz-smoke differential differential-jit differential-jit-arm64 differential-fuel differential-simd bench bench-quick bench-fibers bench-exceptions clean
 
 all: build
 
@@ -95,6 +95,16 @@ bench-fibers: deps
 	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
 	cmake --build build-bench -j $(JOBS) --target weft fiber_switch fiber_depth
 	python3 bench/run.py --only fibers --build-dir build-bench --output build-bench/bench-fibers.md
+
+# The exceptions section alone (issue 19, ~20 s after the build): throw/catch
+# round trips in one function and across 10 frames, and a call without and
+# with a try_table around it, on weft's tiers (bench/exceptions/exceptions.wat)
+# beside the same loops in C++ (bench/native/exceptions.cc, g++ -O2); tables
+# for docs/performance.md, also written to build-bench/bench-exceptions.md.
+bench-exceptions: deps
+	cmake -S . -B build-bench $(CMAKE_FLAGS) -DWEFT_BUILD_TESTS=OFF
+	cmake --build build-bench -j $(JOBS) --target weft
+	python3 bench/run.py --only exceptions --build-dir build-bench --output build-bench/bench-exceptions.md
 
 # libFuzzer on the decoder, the text parsers, execution (fuel-limited) and
 # generated fiber-heavy programs, seeded with the suite's modules

@@ -27,6 +27,12 @@ peak RSS.
 The kernel table has a wamr-fast-jit column when WAMR's iwasm is found
 (--wamr, $WEFT_WAMR, or where scripts/build-wamr.sh puts it).
 
+The exceptions section (issue 19, `make bench-exceptions` = `--only
+exceptions`) times throw/catch round trips — in one function and across 10
+frames — and a call in a loop without and with a try_table around it, on
+weft's tiers (bench/exceptions/exceptions.wat) beside the same loops in C++
+with throw/catch (bench/native/exceptions.cc, g++ -O2).
+
 Usage: bench/run.py [--quick] [--build-dir DIR] [--runs N] [--only NAME,...] [--wamr IWASM]
 """
 
@@ -119,6 +125,23 @@ DEPTH_ROUND_TRIPS = {1: (4_000_000, 100_000), 4: (2_000_000, 50_000),
 # exact and repeatable, so one run of each at a modest n suffices.
 CALLGRIND_ROUND_TRIPS = (100_000, 10_000)
 CALLGRIND_DEPTHS = (1, 16)
+
+# Exception round trips (issue 19): the loops of bench/exceptions/exceptions.wat
+# and bench/native/exceptions.cc, and iterations per run on each engine (full,
+# quick). Each engine runs its own count, for ~0.2-0.3 s per run at full size
+# (ns per iteration on the 2-vCPU VM: native local ~700, deep ~3,000, the
+# calls ~1.5-2; weft-jit local ~16-35, deep ~55-85, the calls ~2-2.5; weft-interp
+# local ~15, deep ~65-85, the calls ~13-15): one count for all would keep
+# native busy for seconds per run where the JIT takes 0.2 s.
+EXCEPTION_LOOPS = ("local", "deep", "plain", "in_try")
+EXCEPTION_ITERATIONS = {
+    "native": {"local": (350_000, 10_000), "deep": (100_000, 2_000),
+               "plain": (150_000_000, 1_000_000), "in_try": (150_000_000, 1_000_000)},
+    "weft-jit": {"local": (7_000_000, 100_000), "deep": (3_000_000, 50_000),
+                 "plain": (120_000_000, 1_000_000), "in_try": (120_000_000, 1_000_000)},
+    "weft-interp": {"local": (20_000_000, 100_000), "deep": (3_500_000, 50_000),
+                    "plain": (17_000_000, 1_000_000), "in_try": (17_000_000, 1_000_000)},
+}
 
 # P7: random bytes fed to `wasm-opt -ttf` (full, quick): 12 MiB give a ~2.2 MB
 # code section of ~14,500 functions (generated once, ~30 s), 1 MiB ~0.18 MB.
@@ -238,15 +261,19 @@ class Programs:
     generator_boost: Path | None = None
     generator_asyncify: Path | None = None
     generator_depth_asyncify: Path | None = None
+    exceptions_wasm: Path | None = None
+    exceptions_native: Path | None = None
     compile_module: Path | None = None
     large_program: Path | None = None
     empty_program: Path | None = None
 
 
 def build_programs(out: Path, quick: bool, log: list[str], kernels: bool = True, fibers: bool = True,
-                   compile_module: bool = True, large_program: bool = True) -> Programs:
+                   compile_module: bool = True, large_program: bool = True,
+                   exceptions_weft: Path | None = None) -> Programs:
     """Builds the kernels (with the start-up baseline), the fiber programs,
-    the P7 module and the large start-up program, each group only when asked for."""
+    the P7 module, the large start-up program and (given the weft that
+    translates their .wat) the exception programs, each group only when asked for."""
     programs = Programs()
     harness = BENCH / "kernels" / "harness"
     sources = [(k.name, BENCH / "kernels" / f"{k.name}.c", k.quick if quick else k.full) for k in KERNELS]
@@ -267,6 +294,8 @@ def build_programs(out: Path, quick: bool, log: list[str], kernels: bool = True,
 
     if fibers:
         build_fiber_programs(out, programs, log)
+    if exceptions_weft:
+        build_exception_programs(out, exceptions_weft, programs, log)
     if compile_module:
         build_compile_module(out, quick, programs, log)
     if large_program:
@@ -287,6 +316,19 @@ def build_fiber_programs(out: Path, programs: Programs, log: list[str]) -> None:
     programs.generator_asyncify = build_asyncify(out, "generator_asyncify", ["count_up", "yield_value"], log)
     programs.generator_depth_asyncify = build_asyncify(
         out, "generator_depth_asyncify", ["count_up", "yield_from_depth", "yield_value"], log)
+
+
+def build_exception_programs(out: Path, weft: Path, programs: Programs, log: list[str]) -> None:
+    """Issue 19: bench/exceptions/exceptions.wat -> .wasm by `weft wat2wasm`
+    (Debian's wabt predates try_table) and its C++ twin with g++ -O2."""
+    src = BENCH / "native" / "exceptions.cc"
+    programs.exceptions_native = out / "native" / "exceptions"
+    build_step(programs.exceptions_native, [src],
+               ["g++", "-O2", "-std=c++20", str(src), "-o", str(programs.exceptions_native)], log)
+    wat = BENCH / "exceptions" / "exceptions.wat"
+    programs.exceptions_wasm = out / "wasm" / "exceptions.wasm"
+    build_step(programs.exceptions_wasm, [wat], [str(weft), "wat2wasm", str(wat), "-o", str(programs.exceptions_wasm)],
+               log)
 
 
 def build_compile_module(out: Path, quick: bool, programs: Programs, log: list[str]) -> None:
@@ -710,6 +752,29 @@ def run_depth_probe(build_dir: Path, quick: bool) -> str | None:
     return result.stdout
 
 
+def run_exceptions(programs: Programs, weft: Path, jit: bool, quick: bool, runs: int, timeout: float,
+                   clock: str) -> dict[str, dict[str, float]]:
+    """Issue 19: engine -> loop -> ns per iteration, (t(n) − t(0)) / n, of
+    every loop of EXCEPTION_LOOPS natively and on weft's tiers, round-robin."""
+    pick = 1 if quick else 0
+    wasm, native = str(programs.exceptions_wasm), str(programs.exceptions_native)
+    commands: dict[str, Callable[[str, int], list[str]]] = {
+        "native": lambda loop, k: [native, loop, str(k)]}
+    for tier in weft_tiers(jit):
+        commands[f"weft-{tier}"] = lambda loop, k, tier=tier: weft_run(weft, tier, "--invoke", loop, wasm, str(k))
+    cases = {}
+    for engine, command in commands.items():
+        for loop in EXCEPTION_LOOPS:
+            k = EXCEPTION_ITERATIONS[engine][loop][pick]
+            cases[f"{engine}@{loop}"] = PerOp(lambda k, command=command, loop=loop: command(loop, k), k, gauss(k))
+    seconds, _ = measure_per_op(cases, runs, timeout, clock)
+    ns = {engine: {loop: seconds[f"{engine}@{loop}"] * 1e9 for loop in EXCEPTION_LOOPS} for engine in commands}
+    for engine, per_loop in ns.items():
+        progress(f"  {engine}: " + ", ".join(f"{loop} {value:.1f} ns" for loop, value in per_loop.items()) +
+                 " (checksums ok)")
+    return ns
+
+
 # ---------------------------------------------------------------------------
 # Instructions per round trip (callgrind)
 # ---------------------------------------------------------------------------
@@ -968,6 +1033,41 @@ def report(net: dict, startup: dict, startup_wall: dict, engines: list[Engine], 
     return "\n".join(lines)
 
 
+EXCEPTION_ROWS = {
+    "local": "local: throw + catch in one function",
+    "deep": "deep: throw 10 frames below the catch",
+    "plain": "plain: call, no try (no throw)",
+    "in_try": "in_try: call inside a try (no throw)",
+}
+
+
+def exception_tables(ns: dict[str, dict[str, float]], runs: int, clock: str) -> str:
+    """Issue 19's tables: ns per iteration of each loop per engine and weft
+    over native; then the no-throw path, in_try against plain per engine."""
+    engines = [e for e in ("native", "weft-jit", "weft-interp") if e in ns]
+    peers = [e for e in engines if e != "native"]
+    lines = [f"Exceptions (issue 19; `bench/exceptions/exceptions.wat`, `bench/native/exceptions.cc` with g++ -O2): "
+             f"ns per iteration = (t(n) − t(0)) / n, medians of {runs} round-robin runs ({clock} time); "
+             f"n per engine and loop in bench/run.py's EXCEPTION_ITERATIONS.", ""]
+    header = ["loop"] + [f"{e} ns" for e in engines] + [f"{e} / native" for e in peers]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for loop, label in EXCEPTION_ROWS.items():
+        row = [label] + [fmt_value(ns[e][loop], 2 if ns[e][loop] < 10 else 1) for e in engines]
+        # weft's throws are far below native's: three digits however small
+        row += [f"{r:.3g}" if r < 1 else fmt_ratio(r) for r in (ns[e][loop] / ns["native"][loop] for e in peers)]
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", "The no-throw path: a try around a call that does not throw.", ""]
+    lines.append("| | " + " | ".join(engines) + " |")
+    lines.append("|" + "---|" * (len(engines) + 1))
+    lines.append("| in_try / plain | " + " | ".join(fmt_ratio(ns[e]["in_try"] / ns[e]["plain"]) for e in engines)
+                 + " |")
+    lines.append("| in_try − plain (ns per iteration) | " +
+                 " | ".join(f"{d:+.2f}" if abs(d) >= 0.005 else "0.00"
+                            for d in (ns[e]["in_try"] - ns[e]["plain"] for e in engines)) + " |")
+    return "\n".join(lines)
+
+
 GENERATOR_ROWS = {
     "boost": "Boost.Context generator (C++, `generator_boost.cc`)",
     "weft-jit": "weft-jit: fiber instructions (`generator.wat`)",
@@ -1094,7 +1194,8 @@ def main() -> int:
     parser.add_argument("--only", help="comma-separated kernels and sections to run: 'fibers' (P1-P4, the depth "
                                            "sweep and the callgrind counts), 'depth' (the depth sweep alone), "
                                            "'callgrind' (the instruction counts alone), 'compile' (P7: compile and validation speed), "
-                                           "'startup' (a large program's start-up, issue 16)")
+                                           "'startup' (a large program's start-up, issue 16), "
+                                           "'exceptions' (throw/catch round trips vs C++, issue 19)")
     parser.add_argument("--output", help="also write the report to this file")
     parser.add_argument("--wamr", metavar="IWASM",
                         help="WAMR's iwasm built with the fast JIT, for the wamr-fast-jit column (default: "
@@ -1109,7 +1210,7 @@ def main() -> int:
         return 2
     only = set(args.only.split(",")) if args.only else None
     kernel_names = {k.name for k in KERNELS}
-    unknown = (only or set()) - kernel_names - {"fibers", "depth", "callgrind", "compile", "startup"}
+    unknown = (only or set()) - kernel_names - {"fibers", "depth", "callgrind", "compile", "startup", "exceptions"}
     if unknown:
         print(f"bench: --only: unknown {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
@@ -1119,6 +1220,7 @@ def main() -> int:
     run_instructions = only is None or bool(only & {"fibers", "callgrind"})
     run_compile = only is None or "compile" in only
     run_startup = only is None or "startup" in only
+    run_exception_table = only is None or "exceptions" in only
     tools = ["gcc", "g++", "clang", "wasm-opt", "node"] + (["wasm-interp"] if run_kernel_table else [])
     for tool in tools:
         if shutil.which(tool) is None:
@@ -1144,7 +1246,8 @@ def main() -> int:
         progress(f"bench: building programs in {build_dir / 'bench-programs'}")
         programs = build_programs(build_dir / "bench-programs", args.quick, log, kernels=run_kernel_table,
                                   fibers=run_generator or run_depth or run_instructions, compile_module=run_compile,
-                                  large_program=run_startup)
+                                  large_program=run_startup,
+                                  exceptions_weft=weft if run_exception_table else None)
         for cmd in log:
             progress(f"  {cmd}")
         jit = weft_has_jit(weft)
@@ -1178,6 +1281,10 @@ def main() -> int:
         if run_instructions:
             progress("bench: instructions per round trip (callgrind)")
             instructions = run_callgrind(programs, weft, jit, args.quick, timeout)
+        exceptions = None
+        if run_exception_table:
+            progress("bench: exception round trips (issue 19)")
+            exceptions = run_exceptions(programs, weft, jit, args.quick, runs, timeout, args.clock)
         p7 = None
         if run_compile:  # compile_speed finds out itself whether the JIT is built
             progress("bench: P7 (bench/compile_speed)")
@@ -1213,6 +1320,8 @@ def main() -> int:
         tables.append("Instructions per round trip: not measured (valgrind not found).")
     if startup_table:
         tables.append(startup_table)
+    if exceptions:
+        tables.append(exception_tables(exceptions, runs, args.clock))
     text = (f"weft benchmarks — {mode}; medians of {args.clock} time over {runs} run(s) per engine{what}\n"
             f"machine: {machine_description()}\n\n"
             + "\n\n".join(tables) +

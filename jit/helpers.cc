@@ -22,6 +22,14 @@ void add_frame(TrapState& trap, const runtime::FuncInstance* f) {
 
 }  // namespace
 
+void record_exception(TrapState& trap, const runtime::ExceptionObject& e) {
+  // Every exception's error is the same: the one a caught exception left
+  // (weft_jit_catch keeps it) serves again, and a throw allocates nothing.
+  if (!trap.error || trap.error->kind != ErrorKind::Exception || !trap.error->detail.empty())
+    trap.error = runtime::Store::exception_error(e);
+  trap.frames = 0;
+}
+
 uint32_t count_backtrace_frames(const std::string& detail) {
   uint32_t n = 0;
   for (size_t at = detail.find("  at "); at != std::string::npos; at = detail.find("  at ", at + 1)) ++n;
@@ -47,8 +55,7 @@ void weft_jit_unwind(JitContext* ctx, runtime::FuncInstance* self) { add_frame(*
 void weft_jit_throw(JitContext* ctx, const runtime::TagInstance* tag, const uint64_t* payload) {
   runtime::Store& store = ctx->interp->store();
   store.thrown = store.new_exception(tag, payload);
-  ctx->trap->error = runtime::Store::exception_error(*store.thrown);
-  ctx->trap->frames = 0;
+  record_exception(*ctx->trap, *store.thrown);
 }
 
 void weft_jit_throw_ref(JitContext* ctx, runtime::FuncInstance* self, uint64_t exn) {
@@ -60,8 +67,7 @@ void weft_jit_throw_ref(JitContext* ctx, runtime::FuncInstance* self, uint64_t e
   auto* e = reinterpret_cast<runtime::ExceptionObject*>(exn);
   if (store.thrown && store.thrown != e) store.recycle(store.thrown);
   store.thrown = e;
-  ctx->trap->error = runtime::Store::exception_error(*e);
-  ctx->trap->frames = 0;
+  record_exception(*ctx->trap, *e);
 }
 
 uint64_t weft_jit_catch(JitContext* ctx, uint64_t* fp, const CatchSite* site) {
@@ -80,7 +86,7 @@ uint64_t weft_jit_catch(JitContext* ctx, uint64_t* fp, const CatchSite* site) {
     } else {
       store.recycle(exn);
     }
-    ctx->trap->error.reset();
+    // The error stays, unused, for the next throw to take (record_exception).
     ctx->trap->frames = 0;
     return i + 1;
   }
