@@ -5,6 +5,10 @@
 
 #include <cstring>
 
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+
 namespace weft::jit {
 
 namespace {
@@ -33,6 +37,19 @@ bool map_twice(size_t capacity, void*& executable, void*& writable) {
     return false;
   }
   return true;
+}
+// valgrind translates code at its executable address and cannot see writes
+// through the other view: without this, a rewritten direct-call slot kept
+// jumping to the lazy stub under callgrind, and code placed where an
+// earlier arena's was would run the old translation. (A no-op natively: a
+// few instructions, per placed function or rewritten slot.)
+void forget_translations(const uint8_t* code, size_t size) {
+#if __has_include(<valgrind/valgrind.h>)
+  VALGRIND_DISCARD_TRANSLATIONS(code, size);
+#else
+  (void)code;
+  (void)size;
+#endif
 }
 }  // namespace
 
@@ -73,6 +90,7 @@ int64_t CodeArena::place(asmjit::CodeHolder& holder, size_t alignment, bool stub
   // The executable view sees the bytes through the same pages; machines
   // without coherent instruction caches must drop stale lines of it.
   __builtin___clear_cache(reinterpret_cast<char*>(executable_ + at), reinterpret_cast<char*>(executable_ + at + size));
+  forget_translations(executable_ + at, size);
   used = at + size;
   return int64_t(at);
 }
@@ -81,6 +99,7 @@ void CodeArena::rewrite(size_t offset, const void* bytes, size_t size) {
   std::memcpy(writable_ + offset, bytes, size);
   __builtin___clear_cache(reinterpret_cast<char*>(executable_ + offset),
                           reinterpret_cast<char*>(executable_ + offset + size));
+  forget_translations(executable_ + offset, size);
 }
 
 }  // namespace weft::jit
