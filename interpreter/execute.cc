@@ -265,15 +265,7 @@ unwind: {
       const CatchTarget* clause = fn->catch_targets.data() + region.first_clause;
       for (uint32_t i = 0; i < region.clause_count; ++i, ++clause) {
         if (clause->tag_id != 0 && clause->tag_id != exn->tag->id) continue;
-        if (clause->payload_slots)
-          std::memcpy(fp + clause->dest_slot, exn->payload.data(), size_t(clause->payload_slots) * sizeof(Slot));
-        store.thrown = nullptr;
-        if (clause->with_ref) {
-          runtime::Store::expose(exn);
-          fp[clause->dest_slot + clause->payload_slots].u64 = reinterpret_cast<uint64_t>(exn);
-        } else {
-          store.recycle(exn);
-        }
+        store.catch_thrown(&fp[clause->dest_slot].u64, clause->payload_slots, clause->with_ref);
         pc = fn->code.data() + clause->target_pc;
         RELOAD_MEMORY();
         DISPATCH();
@@ -286,7 +278,7 @@ unwind: {
     fn = caller.fn;
   }
   stack.depth = entry_depth;
-  return runtime::Store::exception_error(*exn);
+  return runtime::Store::exception_error();
 }
 
 trapped: {

@@ -149,7 +149,7 @@ FiberStatus weft_jit_fiber_arrived(JitContext* ctx, void* from, uint64_t* fp, co
 }
 
 // An exception in flight (Store::thrown) as the error `trap` carries.
-void record_exception(TrapState& trap, const runtime::ExceptionObject& e);
+void record_exception(TrapState& trap);
 
 // How many "  at " backtrace lines an Error's detail has.
 uint32_t count_backtrace_frames(const std::string& detail);

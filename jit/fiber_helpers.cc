@@ -101,7 +101,7 @@ FiberStatus finish_fiber_instruction(JitContext* ctx, uint64_t* fp, const FiberS
     case FiberOutcome::Kind::Exception:
       // The fiber this context waited for ended by an exception: it is
       // thrown here (Store::thrown), as if this instruction threw it.
-      record_exception(*ctx->trap, *ctx->interp->store().thrown);
+      record_exception(*ctx->trap);
       return {1, 0};
     case FiberOutcome::Kind::Abort:
       // A fiber of this segment trapped: the trap (with the fiber's frames)

@@ -22,11 +22,11 @@ void add_frame(TrapState& trap, const runtime::FuncInstance* f) {
 
 }  // namespace
 
-void record_exception(TrapState& trap, const runtime::ExceptionObject& e) {
+void record_exception(TrapState& trap) {
   // Every exception's error is the same: the one a caught exception left
   // (weft_jit_catch keeps it) serves again, and a throw allocates nothing.
   if (!trap.error || trap.error->kind != ErrorKind::Exception || !trap.error->detail.empty())
-    trap.error = runtime::Store::exception_error(e);
+    trap.error = runtime::Store::exception_error();
   trap.frames = 0;
 }
 
@@ -53,9 +53,8 @@ void weft_jit_trap(JitContext* ctx, runtime::FuncInstance* self, uint32_t kind, 
 void weft_jit_unwind(JitContext* ctx, runtime::FuncInstance* self) { add_frame(*ctx->trap, self); }
 
 void weft_jit_throw(JitContext* ctx, const runtime::TagInstance* tag, const uint64_t* payload) {
-  runtime::Store& store = ctx->interp->store();
-  store.thrown = store.new_exception(tag, payload);
-  record_exception(*ctx->trap, *store.thrown);
+  ctx->interp->store().throw_new(tag, payload);
+  record_exception(*ctx->trap);
 }
 
 void weft_jit_throw_ref(JitContext* ctx, runtime::FuncInstance* self, uint64_t exn) {
@@ -63,11 +62,8 @@ void weft_jit_throw_ref(JitContext* ctx, runtime::FuncInstance* self, uint64_t e
     weft_jit_trap(ctx, self, uint32_t(runtime::TrapKind::NullReference), 0);
     return;
   }
-  runtime::Store& store = ctx->interp->store();
-  auto* e = reinterpret_cast<runtime::ExceptionObject*>(exn);
-  if (store.thrown && store.thrown != e) store.recycle(store.thrown);
-  store.thrown = e;
-  record_exception(*ctx->trap, *e);
+  ctx->interp->store().rethrow(reinterpret_cast<runtime::ExceptionObject*>(exn));
+  record_exception(*ctx->trap);
 }
 
 uint64_t weft_jit_catch(JitContext* ctx, uint64_t* fp, const CatchSite* site) {
@@ -78,14 +74,7 @@ uint64_t weft_jit_catch(JitContext* ctx, uint64_t* fp, const CatchSite* site) {
   for (size_t i = 0; i < site->clauses.size(); ++i) {
     const CatchSite::Clause& c = site->clauses[i];
     if (c.tag_id != 0 && c.tag_id != exn->tag->id) continue;
-    if (c.payload_slots) std::memcpy(fp + c.dest_slot, exn->payload.data(), size_t(c.payload_slots) * 8);
-    store.thrown = nullptr;
-    if (c.with_ref) {
-      runtime::Store::expose(exn);
-      fp[c.dest_slot + c.payload_slots] = reinterpret_cast<uint64_t>(exn);
-    } else {
-      store.recycle(exn);
-    }
+    store.catch_thrown(fp + c.dest_slot, c.payload_slots, c.with_ref);
     // The error stays, unused, for the next throw to take (record_exception).
     ctx->trap->frames = 0;
     return i + 1;

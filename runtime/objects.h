@@ -124,7 +124,7 @@ struct TagInstance {
 
 // A thrown exception (Wasm 3.0 exception handling): its tag and the values
 // it carries. An exnref is its address (null: 0). Owned by the Store, which
-// reuses the objects no exnref was made of (Store::new_exception).
+// reuses the objects no exnref was made of (Store::throw_new).
 struct ExceptionObject {
   const TagInstance* tag = nullptr;
   std::vector<uint64_t> payload;  // the tag's params, in executor slots (v128: two)

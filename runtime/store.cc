@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstring>
 
 namespace weft::runtime {
 
@@ -92,13 +93,10 @@ GlobalInstance* Store::add_global(std::unique_ptr<GlobalInstance> g) {
   globals_.push_back(std::move(g));
   return globals_.back().get();
 }
-ExceptionObject* Store::new_exception(const TagInstance* tag, const uint64_t* payload) {
+void Store::throw_new(const TagInstance* tag, const uint64_t* payload) {
   // The exception still in flight from an earlier throw that ended a host
   // call (nobody caught it) can be reused too.
-  if (thrown) {
-    recycle(thrown);
-    thrown = nullptr;
-  }
+  if (thrown) recycle(thrown);
   ExceptionObject* e;
   if (!free_exceptions_.empty()) {
     e = free_exceptions_.back();
@@ -110,18 +108,32 @@ ExceptionObject* Store::new_exception(const TagInstance* tag, const uint64_t* pa
   e->tag = tag;
   e->exposed = false;
   e->payload.assign(payload, payload + tag->param_slots);
-  return e;
+  thrown = e;
 }
 
-Error Store::exception_error(const ExceptionObject&) {
-  return make_error(ErrorKind::Exception, "uncaught exception");
+void Store::rethrow(ExceptionObject* e) {
+  if (thrown && thrown != e) recycle(thrown);
+  thrown = e;
 }
 
-ExceptionObject* Store::take_thrown(const Error& e) {
-  if (e.kind != ErrorKind::Exception) return nullptr;
-  ExceptionObject* x = thrown;
+void Store::catch_thrown(uint64_t* dest, uint32_t payload_slots, bool with_ref) {
+  ExceptionObject* const e = thrown;
   thrown = nullptr;
-  return x;
+  // Most exceptions carry zero or one value: no call to memcpy for those.
+  if (payload_slots == 1)
+    dest[0] = e->payload[0];
+  else if (payload_slots > 1)
+    std::memcpy(dest, e->payload.data(), size_t(payload_slots) * sizeof(uint64_t));
+  if (with_ref) {
+    e->exposed = true;  // never reused: an exnref to it exists
+    dest[payload_slots] = reinterpret_cast<uint64_t>(e);
+  } else {
+    recycle(e);
+  }
+}
+
+Error Store::exception_error() {
+  return make_error(ErrorKind::Exception, "uncaught exception");
 }
 
 TagInstance* Store::add_tag(TypeId type) {

@@ -86,19 +86,17 @@ class Store {
   // Exception handling. Throwing makes an ExceptionObject, puts it in
   // `thrown` and returns exception_error() up every executor's trap path
   // (interpreter frames, JIT frames, host functions, fibers) until a
-  // try_table catches it (take_thrown) or the host call into Wasm ends with it.
-  ExceptionObject* new_exception(const TagInstance* tag, const uint64_t* payload);
+  // try_table catches it (catch_thrown) or the host call into Wasm ends with it.
+  // throw: a new exception of `tag` with the values from `payload` is in flight.
+  void throw_new(const TagInstance* tag, const uint64_t* payload);
+  // throw_ref: `e` (non-null) is in flight again.
+  void rethrow(ExceptionObject* e);
+  // A clause caught the exception in flight: its values go to `dest`
+  // (`payload_slots` of them, then the exnref when `with_ref`), and it is no
+  // longer in flight.
+  void catch_thrown(uint64_t* dest, uint32_t payload_slots, bool with_ref);
   // The error an in-flight exception travels as (ErrorKind::Exception).
-  static Error exception_error(const ExceptionObject& e);
-  // The exception an ErrorKind::Exception error carries (nullptr for an error
-  // that is not one), now no longer in flight.
-  ExceptionObject* take_thrown(const Error& e);
-  // An exnref is about to be made of `e`: it is never reused.
-  static void expose(ExceptionObject* e) { e->exposed = true; }
-  // A caught exception no exnref refers to, to be reused by new_exception.
-  void recycle(ExceptionObject* e) {
-    if (!e->exposed) free_exceptions_.push_back(e);
-  }
+  static Error exception_error();
   ExceptionObject* thrown = nullptr;
 
   // Calls a function from the host (entry into Wasm or a host function).
@@ -130,6 +128,10 @@ class Store {
   std::vector<std::unique_ptr<TagInstance>> tags_;
   std::vector<std::unique_ptr<ExceptionObject>> exceptions_;
   std::vector<ExceptionObject*> free_exceptions_;
+  // An exception no exnref refers to, to be reused by throw_new.
+  void recycle(ExceptionObject* e) {
+    if (!e->exposed) free_exceptions_.push_back(e);
+  }
   std::vector<std::unique_ptr<Instance>> instances_;
 };
 
