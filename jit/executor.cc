@@ -83,9 +83,15 @@ const EntryStubs& entry_stubs() {
     masm.align_code();
     // The lazy entry (a jit_entry: the arguments in their slots at kArg[1],
     // the callee in kCallee, the return address of the caller — or of a tail
-    // call's caller — in place): compiles the callee, then enters its new
-    // jit_entry as if called there. Only the frame argument and the callee
-    // need keeping across the C call: the pinned registers are callee-saved.
+    // call's caller — in place): compiles the callee, then calls its new
+    // jit_entry. Only the frame argument and the callee need keeping across
+    // the C call: the pinned registers are callee-saved. A call, not a jump:
+    // the new entry may be the host adapter (the interpreter runs the
+    // function, which could not be compiled), which leaves a one-value result
+    // in its slot only, and a tail call's direct caller (return_call, which
+    // jumps here with its caller's return address in place) takes it from
+    // Registers::kResult or kFloatResult: both are loaded from slot 0, where
+    // JIT code also leaves it. This first call is the only one that passes here.
     const size_t lazy = masm.offset();
     masm.enter_frame();
     masm.move(R::kFrame, R::kArg[1]);
@@ -93,8 +99,11 @@ const EntryStubs& entry_stubs() {
     masm.call_absolute(reinterpret_cast<const void*>(&weft_jit_compile_lazily));
     masm.move(R::kArg[1], R::kFrame);
     masm.move(R::kCallee, R::kReturn);
+    masm.call_indirect_mem(R::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
+    masm.load64(R::kResult, R::kFrame, 0);
+    masm.fp_load(R::kFloatResult, R::kFrame, 0);
     masm.leave_frame();
-    masm.jump_indirect_mem(R::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
+    masm.return_to_caller();
     void* base = nullptr;
     // Without them no code can be entered: every function stays interpreted.
     if (!masm.error().empty() || memory.add(&base, &holder) != asmjit::kErrorOk) return made;

@@ -178,6 +178,39 @@ TEST(Jit, DirectCallsIntoAnInterpretedFunction) {
   }
 }
 
+// The first call of a function the JIT cannot compile (a v128 local) is a
+// tail call from a directly called function: it passes through the lazy entry,
+// which finds out only then that the interpreter runs it, and the result must
+// still reach the direct caller's result register (it used to come back as
+// whatever that register held: f64 1 instead of 1006).
+TEST(Jit, FirstCallIsATailCallIntoAnInterpretedFunction) {
+  const char* wat = R"((module
+    (func $f64_c (param f64) (result f64) (local v128) (f64.add (local.get 0) (f64.const 1000)))
+    (func $f64_a (param f64) (result f64) (return_call $f64_c (local.get 0)))
+    (func (export "f64") (param f64) (result f64) (f64.add (call $f64_a (local.get 0)) (f64.const 1)))
+    (func $i64_c (param i64) (result i64) (local v128) (i64.mul (local.get 0) (i64.const 1000)))
+    (func $i64_a (param i64) (result i64) (return_call $i64_c (local.get 0)))
+    (func (export "i64") (param i64) (result i64) (i64.add (call $i64_a (local.get 0)) (i64.const 1)))
+    (func $pair_c (param i32) (result i32 i32) (local v128) (local.get 0) (i32.mul (local.get 0) (i32.const 3)))
+    (func $pair_a (param i32) (result i32 i32) (return_call $pair_c (local.get 0)))
+    (func (export "pair") (param i32) (result i32) (call $pair_a (local.get 0)) (i32.sub))
+  ))";
+  for (Tier tier : {Tier::Jit, Tier::Interpreter}) {
+    SCOPED_TRACE(tier == Tier::Jit ? "jit" : "interpreter");
+    WatHarness h(tier, wat);
+    auto f = h.call("f64", {Value::f64(5)});
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    EXPECT_EQ((*f)[0].as_f64(), 1006.0);
+    auto i = h.call("i64", {Value::i64(7)});
+    ASSERT_TRUE(i.ok()) << i.error().message;
+    EXPECT_EQ((*i)[0].as_i64(), 7001);
+    auto pair = h.call("pair", {Value::i32(4)});  // 4 - 12
+    ASSERT_TRUE(pair.ok()) << pair.error().message;
+    EXPECT_EQ((*pair)[0].as_i32(), -8);
+    if (tier == Tier::Jit) test::expect_jit_counts(h.store, Tier::Jit, 6, 3);
+  }
+}
+
 // Exceptions between JIT code and functions the JIT left to the interpreter
 // (a v128 local keeps a function on the interpreter): thrown on one tier,
 // caught on the other, and through an interpreted frame between two JIT frames.
