@@ -74,7 +74,7 @@ bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
       break;
   }
   masm_.store64(Registers::kFrame, slot_disp(local), p);
-  if (set.op == Opcode::LocalTee) stack_.push_back(StackValue{Loc::Local, 0, local});
+  if (set.op == Opcode::LocalTee) push_value(StackValue{Loc::Local, 0, local});
   return true;
 }
 

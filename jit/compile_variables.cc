@@ -48,7 +48,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       return {};
     }
     case Opcode::LocalGet:
-      stack_.push_back(StackValue{Loc::Local, 0, imm.index});  // loaded by its consumer
+      push_value(StackValue{Loc::Local, 0, imm.index});  // loaded by its consumer
       return {};
     case Opcode::LocalSet: case Opcode::LocalTee: {
       // The value first (it may read this very local), then older lazy reads
@@ -60,7 +60,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       const StackValue top = stack_.back();
       stack_.pop_back();
       materialize_local(imm.index);
-      stack_.push_back(top);
+      push_value(top);
       bool fp_pin = false;
       if (const int pin = pinned_register(imm.index, fp_pin); pin >= 0) {
         set_pinned_local(imm.index, Reg(pin), fp_pin, op == Opcode::LocalTee);
@@ -71,6 +71,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       if (v.loc == Loc::Float) {  // a float result goes to the local as it is
         masm_.fp_store(Registers::kFrame, slot_disp(imm.index), v.reg);
         fp_mirror_[v.reg] = int32_t(imm.index);
+        mirrors_recorded_ = true;
         if (op == Opcode::LocalSet) pop_discard();
         return {};
       }
@@ -82,6 +83,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       Reg r = pop_to_reg();
       masm_.store64(Registers::kFrame, slot_disp(imm.index), r);
       gpr_mirror_[r] = int32_t(imm.index);
+      mirrors_recorded_ = true;
       if (op == Opcode::LocalTee)
         push_reg(r);
       else
@@ -132,7 +134,7 @@ void FunctionCompiler::set_pinned_local(uint32_t local, Reg pin, bool fp, bool t
     free_reg(r);
     masm_.store64(Registers::kFrame, slot_disp(local), pin);
   }
-  if (tee) stack_.push_back(StackValue{Loc::Local, 0, local});
+  if (tee) push_value(StackValue{Loc::Local, 0, local});
 }
 
 }  // namespace weft::jit

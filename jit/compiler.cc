@@ -82,7 +82,8 @@ void FunctionCompiler::reload_pinned_locals() {
   }
 }
 
-void FunctionCompiler::forget_mirrors() {
+void FunctionCompiler::reset_mirrors() {
+  mirrors_recorded_ = false;
   std::fill(std::begin(gpr_mirror_), std::end(gpr_mirror_), -1);
   std::fill(std::begin(fp_mirror_), std::end(fp_mirror_), -1);
   for (uint32_t i = 0; i < num_pins_; ++i) (pins_[i].fp ? fp_mirror_ : gpr_mirror_)[pins_[i].reg] = int32_t(pins_[i].local);
@@ -229,7 +230,7 @@ FReg FunctionCompiler::pop_to_fp() {
 
 void FunctionCompiler::push_fp(FReg x) {
   fp_used_ |= 1u << x;
-  stack_.push_back(StackValue{Loc::Float, x, 0});
+  push_value(StackValue{Loc::Float, x, 0});
 }
 
 void FunctionCompiler::materialize_local(uint32_t index) {
@@ -289,7 +290,9 @@ void FunctionCompiler::spill(uint32_t position) {
 }
 
 void FunctionCompiler::spill_all() {
-  for (uint32_t i = 0; i < stack_.size(); ++i) spill(i);
+  const uint32_t height = uint32_t(stack_.size());
+  for (uint32_t i = std::min(spilled_below_, height); i < height; ++i) spill(i);
+  spilled_below_ = height;
   forget_mirrors();
 }
 
@@ -340,13 +343,13 @@ void FunctionCompiler::pop_discard() {
 
 void FunctionCompiler::push_reg(Reg r) {
   claim_reg(r);
-  stack_.push_back(StackValue{Loc::Reg, r, 0});
+  push_value(StackValue{Loc::Reg, r, 0});
 }
 
-void FunctionCompiler::push_const(uint64_t value) { stack_.push_back(StackValue{Loc::Const, 0, value}); }
+void FunctionCompiler::push_const(uint64_t value) { push_value(StackValue{Loc::Const, 0, value}); }
 
 void FunctionCompiler::push_slots(uint32_t count) {
-  for (uint32_t i = 0; i < count; ++i) stack_.push_back(StackValue{Loc::Slot, 0, 0});
+  for (uint32_t i = 0; i < count; ++i) push_value(StackValue{Loc::Slot, 0, 0});
 }
 
 void FunctionCompiler::truncate(uint32_t new_height) {
@@ -371,12 +374,12 @@ Label FunctionCompiler::trap_label(runtime::TrapKind kind) {
   return trap_labels_.back().second;
 }
 
-Result<void> FunctionCompiler::read_instruction(Instruction& insn) {
+Result<void> FunctionCompiler::read_failed_or_select(bool read, const Instruction& insn) {
   // The body was validated: a failure here means a broken IR, reported as such.
-  if (!reader_.next(insn))
+  if (!read)
     return make_error(ErrorKind::Malformed, std::string("JIT: ") + reader_.error(),
                       Location::in_function(self_->index, instr_offset_));
-  if (insn.op == Opcode::SelectT && !insn.select_types.empty() && insn.select_types[0].is_vec())
+  if (!insn.select_types.empty() && insn.select_types[0].is_vec())
     return unsupported("select of v128");
   return {};
 }
@@ -437,10 +440,10 @@ Result<void> FunctionCompiler::compile() {
   body.target_slot = 0;
   control_.push_back(body);
 
+  Instruction imm;  // one for all: the reader sets every field an instruction's immediates have
   while (!control_.empty()) {
     if (reader_.at_end()) return make_error(ErrorKind::Malformed, "JIT: body ends inside a block");
     instr_offset_ = reader_.pos();
-    Instruction imm;
     WEFT_TRY(read_instruction(imm));
     const Opcode op = imm.op;
     if (control_.back().unreachable) {
@@ -464,20 +467,31 @@ Result<void> FunctionCompiler::compile() {
   return {};
 }
 
+// The families after compile_numeric, in the order they are tried; indexed by Family.
+const FunctionCompiler::FamilyFn FunctionCompiler::kFamilies[] = {
+    nullptr,
+    nullptr,
+    &FunctionCompiler::compile_control,
+    &FunctionCompiler::compile_variable,
+    &FunctionCompiler::compile_memory,
+    &FunctionCompiler::compile_call,
+    &FunctionCompiler::compile_table,
+    &FunctionCompiler::compile_fiber,
+    &FunctionCompiler::compile_exception};
+
 Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction& imm) {
-  // The families after compile_numeric, in the order they are tried; indexed by Family.
-  using FamilyFn = Result<void> (FunctionCompiler::*)(Opcode, const Instruction&, bool&);
-  static constexpr FamilyFn kFamilies[] = {nullptr, nullptr, &FunctionCompiler::compile_control,
-                                           &FunctionCompiler::compile_variable, &FunctionCompiler::compile_memory,
-                                           &FunctionCompiler::compile_call, &FunctionCompiler::compile_table,
-                                           &FunctionCompiler::compile_fiber, &FunctionCompiler::compile_exception};
   // Which family compiles an opcode depends on the opcode alone (a family
   // declines an opcode only in its switch's default case): it is remembered
   // (process-wide) the first time, so later instructions go straight to their
   // family instead of through every family's switch.
   bool handled = false;
-  WEFT_TRY(compile_fused_compare(op, handled));  // a compare feeding br_if/if
-  if (handled) return {};
+  // A compare feeding br_if/if (the compares are one run of opcodes: only
+  // they pay for the look at the next instruction).
+  static_assert(uint16_t(Opcode::F64Ge) - uint16_t(Opcode::I32Eqz) == 0x66 - 0x45);
+  if (op >= Opcode::I32Eqz && op <= Opcode::F64Ge) {
+    WEFT_TRY(compile_fused_compare(op, handled));
+    if (handled) return {};
+  }
   std::atomic<uint8_t>& known = g_family[size_t(op)];
   const uint8_t family = known.load(std::memory_order_relaxed);
   // Mirrors survive only straight-line families (see compiler.h).
@@ -489,6 +503,14 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   } else if (family != uint8_t(Family::Unknown)) {
     return (this->*kFamilies[family])(op, imm, handled);  // returned in place: no Result move
   }
+  return compile_first_of_its_kind(op, imm);
+}
+
+// An opcode whose family is not known yet: every family is asked in turn.
+// Out of line, so that compile_instruction's frame stays small.
+Result<void> FunctionCompiler::compile_first_of_its_kind(Opcode op, const Instruction& imm) {
+  std::atomic<uint8_t>& known = g_family[size_t(op)];
+  bool handled = false;
   if (compile_numeric(op)) {
     known.store(uint8_t(Family::Numeric), std::memory_order_relaxed);
     return {};

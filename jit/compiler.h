@@ -198,7 +198,10 @@ class FunctionCompiler {
   // writing, when the local is written again, at every spill_all (labels,
   // calls) and before every instruction of the control, call, table and fiber
   // families; the fixed registers of divide and shift forget theirs.
-  void forget_mirrors();
+  void forget_mirrors() {
+    if (mirrors_recorded_) reset_mirrors();
+  }
+  void reset_mirrors();  // every register's mirror -1, but the pins'
   // Pinned locals: the function's hottest integer and float locals
   // (validator::FunctionInfo::hot_locals) live in registers of their own for
   // the whole function (Registers::kPinnableLocals, kFloatPinnableLocals), so
@@ -242,6 +245,11 @@ class FunctionCompiler {
   void pop_discard();
   void push_reg(Reg r);
   void push_const(uint64_t value);
+  // Every entry goes on the stack here: one below spilled_below_ lowers it.
+  void push_value(StackValue v) {
+    if (stack_.size() < spilled_below_) spilled_below_ = uint32_t(stack_.size());
+    stack_.push_back(v);
+  }
   void push_slots(uint32_t count);  // results a call or label left in canonical slots
   void truncate(uint32_t new_height);
   void reload_memory();
@@ -264,10 +272,22 @@ class FunctionCompiler {
   // Undoes the prologue: uncounts the frame (kDepth), restores the caller's frame.
   void leave_frame();
   // The next instruction from reader_, or why it cannot be compiled.
-  Result<void> read_instruction(Instruction& insn);
+  // The next instruction into `insn`; inline, because it runs once per
+  // instruction: only a broken body and select's types go out of line.
+  Result<void> read_instruction(Instruction& insn) {
+    const bool read = reader_.next(insn);
+    if (read && insn.op != Opcode::SelectT) [[likely]] return {};
+    return read_failed_or_select(read, insn);
+  }
+  Result<void> read_failed_or_select(bool read, const Instruction& insn);
 
   // ---- families ---------------------------------------------------------
-  Result<void> compile_instruction(Opcode op, const Instruction& imm);
+  // Inlined into compile()'s loop, its one caller: per instruction, a call
+  // with its own frame cost as much as the dispatch it does.
+  [[gnu::always_inline]] inline Result<void> compile_instruction(Opcode op, const Instruction& imm);
+  Result<void> compile_first_of_its_kind(Opcode op, const Instruction& imm);
+  using FamilyFn = Result<void> (FunctionCompiler::*)(Opcode, const Instruction&, bool&);
+  static const FamilyFn kFamilies[];
   bool compile_numeric(Opcode op);                 // compile_numeric.cc; false: not numeric
   Result<void> compile_control(Opcode op, const Instruction& imm, bool& handled);  // compile_control.cc
   Result<void> compile_variable(Opcode op, const Instruction& imm, bool& handled);  // compile_variables.cc
@@ -391,6 +411,9 @@ class FunctionCompiler {
   uint32_t num_locals_ = 0;  // params + declared locals
   uint32_t frame_slots_ = 0;
   std::vector<StackValue> stack_;
+  // The entries below this height are all in their slots (spill_all did it,
+  // and nothing was pushed there since): spill_all starts here, not at 0.
+  uint32_t spilled_below_ = 0;
   std::vector<ControlFrame> control_;
   uint32_t reg_used_ = 0;
   uint32_t fp_used_ = 0;
@@ -404,6 +427,10 @@ class FunctionCompiler {
   uint32_t num_pins_ = 0;
   int32_t gpr_mirror_[32];  // per register: the local it mirrors, or -1
   int32_t fp_mirror_[32];
+  // Whether a mirror beyond the pins was recorded since reset_mirrors (only
+  // local.set/tee record them; nothing else clears a pin's): forget_mirrors,
+  // before most instructions, has nothing to do otherwise.
+  bool mirrors_recorded_ = true;
   uint32_t dead_depth_ = 0;  // nesting of blocks opened inside dead code
   bool metered_ = false;
   const std::atomic<uint8_t>* interrupt_flag_ = nullptr;  // set when the store is interruptible

@@ -183,6 +183,15 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   std::vector<uint32_t> clause_entries(module.functions.size(), kNoClauseEntry);
   asmjit::CodeHolder holder;
   holder.init(code_memory_.environment());
+  {
+    // Room for the code up front: growing the buffer by doubling copied it
+    // (about twice its final size) and touched fresh pages each time. The
+    // code is 2.5-5× the body bytes (C programs, Binaryen's random code);
+    // untouched room costs address space only.
+    size_t body_bytes = 0;
+    for (const Function& f : module.functions) body_bytes += f.body.size();
+    holder.reserveBuffer(&holder.textSection()->_buffer, body_bytes * 6 + 64 * 1024);  // failing: grows as before
+  }
   MacroAssembler masm(holder);
   // Each function's register entry (FunctionCompiler::register_entry), the
   // target of direct calls from the instance's code.
