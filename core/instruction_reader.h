@@ -143,7 +143,7 @@ class InstructionReader {
   // instruction to the next. `cursor` points into the code and is advanced;
   // the reader's own position is left unspecified (the out-of-line paths use
   // it). cursor() and set_cursor() hand the position over between the two.
-  inline bool next(const uint8_t*& cursor, Instruction& out);
+  [[gnu::always_inline]] inline bool next(const uint8_t*& cursor, Instruction& out);
   const uint8_t* cursor() const { return p_; }
   void set_cursor(const uint8_t* cursor) { p_ = cursor; }
   bool at_end(const uint8_t* cursor) const { return cursor >= end_; }

@@ -228,11 +228,6 @@ FReg FunctionCompiler::pop_to_fp() {
   return x;
 }
 
-void FunctionCompiler::push_fp(FReg x) {
-  fp_used_ |= 1u << x;
-  push_value(StackValue{Loc::Float, x, 0});
-}
-
 void FunctionCompiler::materialize_local(uint32_t index) {
   for (uint32_t i = 0; i < stack_.size(); ++i)
     if (stack_[i].loc == Loc::Local && stack_[i].imm == index) {
@@ -340,13 +335,6 @@ void FunctionCompiler::pop_discard() {
   if (stack_.back().loc == Loc::Float) free_fp(stack_.back().reg);
   stack_.pop_back();
 }
-
-void FunctionCompiler::push_reg(Reg r) {
-  claim_reg(r);
-  push_value(StackValue{Loc::Reg, r, 0});
-}
-
-void FunctionCompiler::push_const(uint64_t value) { push_value(StackValue{Loc::Const, 0, value}); }
 
 void FunctionCompiler::push_slots(uint32_t count) {
   for (uint32_t i = 0; i < count; ++i) push_value(StackValue{Loc::Slot, 0, 0});
@@ -498,10 +486,18 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   if (family != uint8_t(Family::Numeric) && family != uint8_t(Family::Variable) &&
       family != uint8_t(Family::Memory))
     forget_mirrors();
-  if (family == uint8_t(Family::Numeric)) {
-    if (compile_numeric(op)) return {};
-  } else if (family != uint8_t(Family::Unknown)) {
-    return (this->*kFamilies[family])(op, imm, handled);  // returned in place: no Result move
+  switch (Family(family)) {  // direct calls, each returning in place (no Result move)
+    case Family::Numeric:
+      if (compile_numeric(op)) return {};
+      break;
+    case Family::Control: return compile_control(op, imm, handled);
+    case Family::Variable: return compile_variable(op, imm, handled);
+    case Family::Memory: return compile_memory(op, imm, handled);
+    case Family::Call: return compile_call(op, imm, handled);
+    case Family::Table: return compile_table(op, imm, handled);
+    case Family::Fiber: return compile_fiber(op, imm, handled);
+    case Family::Exception: return compile_exception(op, imm, handled);
+    case Family::Unknown: break;
   }
   return compile_first_of_its_kind(op, imm);
 }

@@ -185,7 +185,10 @@ class FunctionCompiler {
   void free_fp(FReg x) { fp_used_ &= ~(1u << x); }
   // Pops the top entry into a float register the caller owns.
   FReg pop_to_fp();
-  void push_fp(FReg x);
+  void push_fp(FReg x) {
+    fp_used_ |= 1u << x;
+    push_value(StackValue{Loc::Float, x, 0});
+  }
   // Before local `index` is written: entries still reading it lazily are
   // loaded now, so they keep the old value.
   void materialize_local(uint32_t index);
@@ -243,8 +246,11 @@ class FunctionCompiler {
   // Pops the top entry into a register the caller owns (free it when done).
   Reg pop_to_reg(uint32_t exclude_mask = 0);
   void pop_discard();
-  void push_reg(Reg r);
-  void push_const(uint64_t value);
+  void push_reg(Reg r) {
+    claim_reg(r);
+    push_value(StackValue{Loc::Reg, r, 0});
+  }
+  void push_const(uint64_t value) { push_value(StackValue{Loc::Const, 0, value}); }
   // Every entry goes on the stack here: one below spilled_below_ lowers it.
   void push_value(StackValue v) {
     if (stack_.size() < spilled_below_) spilled_below_ = uint32_t(stack_.size());

@@ -17,7 +17,6 @@ using asmjit::x86::CondCode;
 x86::Gp q(Reg r) { return x86::gpq(r); }
 x86::Gp d(Reg r) { return x86::gpd(r); }
 x86::Gp gp(Reg r, bool wide) { return wide ? q(r) : d(r); }
-x86::Mem slot(Reg base, int32_t disp) { return x86::qword_ptr(q(base), disp); }
 
 CondCode cond_code(Cond c) {
   switch (c) {
@@ -821,8 +820,13 @@ void MacroAssembler::leave_host_frame() {
   for (int i = int(std::size(Registers::kHostSaved)) - 1; i >= 0; --i) pop(Registers::kHostSaved[i]);
   asm_.ret();
 }
-void MacroAssembler::return_to_caller() { asm_.ret(); }
-void MacroAssembler::compare_stack_pointer(Reg base, int32_t disp) { asm_.cmp(x86::rsp, slot(base, disp)); }
+void MacroAssembler::return_to_caller() {
+  if (uint8_t* p = reserve()) {
+    *p++ = 0xC3;  // ret
+    commit(p);
+  }
+}
+void MacroAssembler::compare_stack_pointer(Reg base, int32_t disp) { compare_mem64(reg::rsp, base, disp); }
 void MacroAssembler::add_mem32_imm(Reg base, int32_t disp, int32_t delta) {
   if (delta != int32_t(int8_t(delta))) {
     asm_.add(x86::dword_ptr(q(base), disp), Imm(delta));

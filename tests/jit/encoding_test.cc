@@ -178,7 +178,10 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
   auto same = [](const std::function<void(MacroAssembler&)>& mine, const std::function<void(x86::Assembler&)>& ref) {
     return encode(mine) == encode([&](MacroAssembler& m) { ref(m.raw()); });
   };
+  EXPECT_TRUE(same([&](auto& m) { m.return_to_caller(); }, [&](auto& r) { r.ret(); }));
   for (Reg a = 0; a < 16; ++a) {
+    EXPECT_TRUE(same([&](auto& m) { m.compare_stack_pointer(a, 8); }, [&](auto& r) { r.cmp(x86::rsp, x86::qword_ptr(x86::gpq(a), 8)); }))
+        << int(a);
     EXPECT_TRUE(same([&](auto& m) { m.push(a); }, [&](auto& r) { r.push(x86::gpq(a)); })) << int(a);
     EXPECT_TRUE(same([&](auto& m) { m.pop(a); }, [&](auto& r) { r.pop(x86::gpq(a)); })) << int(a);
     for (uint64_t v : constants) {
