@@ -7,7 +7,9 @@ namespace weft::jit {
 Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   switch (op) {
-    case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
+    // (local.get, i32.const and i64.const, the commonest instructions,
+    // compile_instruction pushes itself.)
+    case Opcode::F32Const: case Opcode::F64Const:
       push_const(imm.bits);
       return {};
     case Opcode::RefNull:
@@ -47,9 +49,6 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       push_reg(a);
       return {};
     }
-    case Opcode::LocalGet:
-      push_value(StackValue{Loc::Local, 0, imm.index});  // loaded by its consumer
-      return {};
     case Opcode::LocalSet: case Opcode::LocalTee: {
       // The value first (it may read this very local), then older lazy reads
       // of the local, then the store.

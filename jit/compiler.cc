@@ -472,6 +472,16 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   // declines an opcode only in its switch's default case): it is remembered
   // (process-wide) the first time, so later instructions go straight to their
   // family instead of through every family's switch.
+  // The commonest instructions first, without a family's frame (of the
+  // variable family): local.get is a lazy entry, loaded by its consumer.
+  if (op == Opcode::LocalGet) {
+    push_value(StackValue{Loc::Local, 0, imm.index});
+    return {};
+  }
+  if (op == Opcode::I32Const || op == Opcode::I64Const) {
+    push_const(imm.bits);
+    return {};
+  }
   bool handled = false;
   // A compare feeding br_if/if (the compares are one run of opcodes: only
   // they pay for the look at the next instruction).

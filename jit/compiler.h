@@ -281,7 +281,9 @@ class FunctionCompiler {
   // The next instruction into `insn`; inline, because it runs once per
   // instruction: only a broken body and select's types go out of line.
   Result<void> read_instruction(Instruction& insn) {
-    const bool read = reader_.next(insn);
+    const uint8_t* cursor = reader_.cursor();
+    const bool read = reader_.next(cursor, insn);  // (inline: the reader's own next(insn) is a call)
+    reader_.set_cursor(cursor);
     if (read && insn.op != Opcode::SelectT) [[likely]] return {};
     return read_failed_or_select(read, insn);
   }
