@@ -185,6 +185,7 @@ class InstructionReader {
   inline bool bytes(size_t n, const uint8_t*& out);
   bool leb_slow(int kind, int64_t& out);  // the exact core/leb128 rules, for multi-byte LEBs
   inline bool leb64_fast(int64_t& out);
+  inline bool leb64_fast(const uint8_t*& p, int64_t& out);
   bool s64(int64_t& out) { return leb64_fast(out) || leb_slow(kS64, out); }
   bool s33(int64_t& out);
   // Flags below 64 are the alignment of memory 0; bit 6 says a memory index
@@ -281,8 +282,9 @@ inline bool InstructionReader::leb32(const uint8_t*& cursor, uint32_t& out) {
 // Signed 64-bit LEB128 of up to nine bytes (every value below 2^62 in
 // magnitude); false, with the position unchanged, for anything else, which
 // s64 (leb_slow) then reads with the exact rules and errors.
-inline bool InstructionReader::leb64_fast(int64_t& out) {
-  const uint8_t* const p = p_;
+inline bool InstructionReader::leb64_fast(int64_t& out) { return leb64_fast(p_, out); }
+inline bool InstructionReader::leb64_fast(const uint8_t*& position, int64_t& out) {
+  const uint8_t* const p = position;
   const size_t avail = size_t(end_ - p);
   uint64_t value = 0;
   for (size_t i = 0; i < 9 && i < avail; ++i) {
@@ -291,7 +293,7 @@ inline bool InstructionReader::leb64_fast(int64_t& out) {
     if (b & 0x80) continue;
     const unsigned bits = unsigned(7 * (i + 1));  // at most 63
     out = int64_t(value << (64 - bits)) >> (64 - bits);  // sign-extend bit bits-1
-    p_ = p + i + 1;
+    position = p + i + 1;
     return true;
   }
   return false;
@@ -344,9 +346,35 @@ inline bool InstructionReader::next(const uint8_t*& cursor, Instruction& out) {
       return true;
     }
     case ImmKind::Memarg: return memarg(cursor, out);
+    case ImmKind::I64: {
+      int64_t v;
+      if (!leb64_fast(cursor, v)) break;  // longer or broken: the exact rules, out of line
+      out.bits = uint64_t(v);
+      return true;
+    }
+    case ImmKind::F32:
+      if (end_ - p < 4) break;  // (the out-of-line path reports it)
+    {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      out.bits = v;  // the bit pattern, zero-extended
+      cursor = p + 4;
+      return true;
+    }
+    case ImmKind::F64:
+      if (end_ - p < 8) break;
+      std::memcpy(&out.bits, p, 8);
+      cursor = p + 8;
+      return true;
     case ImmKind::BlockType:
       if (p < end_ && *p == 0x40) {  // the common empty block type
         out.block.kind = BlockType::Empty;
+        cursor = p + 1;
+        return true;
+      }
+      if (p < end_ && *p >= 0x7C && *p <= 0x7F) {  // i32 (0x7F) i64 f32 f64 (0x7C): ValType kinds 0..3
+        out.block.kind = BlockType::Value;
+        out.block.value = ValType{ValType::Kind(0x7F - *p), true, 0};
         cursor = p + 1;
         return true;
       }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/instruction_reader.h"
 #include "validator/module_context.h"
@@ -30,13 +31,40 @@ struct ConstContext {
   std::span<const uint32_t> canonical_types;   // for subtyping of typed references
 };
 
+// The operand types of a constant expression, which is a few instructions:
+// the first sixteen here, deeper ones on the heap (no allocation per global
+// or element item: a module may have tens of thousands).
+class ConstTypeStack {
+ public:
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  ValType back() const { return size_ <= kInline ? inline_[size_ - 1] : deep_.back(); }
+  void pop_back() {
+    if (size_ > kInline) deep_.pop_back();
+    --size_;
+  }
+  void push_back(ValType t) {
+    if (size_ < kInline)
+      inline_[size_] = t;
+    else
+      deep_.push_back(t);
+    ++size_;
+  }
+
+ private:
+  static constexpr size_t kInline = 16;
+  ValType inline_[kInline];
+  std::vector<ValType> deep_;
+  size_t size_ = 0;
+};
+
 Result<void> check_const(const ConstContext& ctx, const ConstExpr& expr, ValType expected, const std::string& where) {
   const std::span<const GlobalType> visible_globals = ctx.visible_globals;
   InstructionReader reader(expr.code, ReaderFeatures{.simd = true, .fibers = ctx.options.enable_fibers});
   Instruction insn;
   // The operand types: constant instructions push one value; the extended
   // arithmetic pops two of its type and pushes one.
-  std::vector<ValType> stack;
+  ConstTypeStack stack;
   ValType last = expected;  // type of the value the instruction pushes
   auto truncated = [&] { return const_error(ErrorKind::Malformed, reader.error(), where); };
   for (;;) {

@@ -72,6 +72,46 @@ TEST(InstructionReader, IndicesConstantsAndMemargs) {
   EXPECT_EQ(load.insn.mem_offset, 128u);
 }
 
+// f32/f64 constants, i64 constants of up to nine bytes and the four numeric
+// block types are read inline; what does not fit (a cut immediate, a ten-byte
+// LEB) goes to the out-of-line path, whose results and errors are the rule.
+TEST(InstructionReader, InlineImmediatesAndTheirOutOfLineRest) {
+  Read f32 = read_one({0x43, 0x00, 0x00, 0x80, 0xBF});  // f32.const -1.0
+  ASSERT_TRUE(f32.ok);
+  EXPECT_EQ(f32.insn.bits, 0xBF800000u);  // the bit pattern, zero-extended
+  EXPECT_EQ(f32.end_pos, 5u);
+  Read f64 = read_one({0x44, 0, 0, 0, 0, 0, 0, 0xF0, 0xBF});  // f64.const -1.0
+  ASSERT_TRUE(f64.ok);
+  EXPECT_EQ(f64.insn.bits, 0xBFF0000000000000u);
+  EXPECT_EQ(f64.end_pos, 9u);
+  for (const std::vector<uint8_t>& cut : {std::vector<uint8_t>{0x43, 0x00, 0x00, 0x80},
+                                          std::vector<uint8_t>{0x44, 0, 0, 0, 0, 0, 0, 0xF0}}) {
+    Read r = read_one(cut);
+    EXPECT_FALSE(r.ok);
+    EXPECT_STREQ(r.error, "unexpected end");
+  }
+  Read i64 = read_one({0x42, 0xC0, 0xBB, 0x78});  // i64.const -123456
+  ASSERT_TRUE(i64.ok);
+  EXPECT_EQ(i64.insn.i64(), -123456);
+  EXPECT_EQ(i64.end_pos, 4u);
+  Read ten = read_one({0x42, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00});  // 2^63 - 1
+  ASSERT_TRUE(ten.ok);
+  EXPECT_EQ(ten.insn.i64(), INT64_MAX);
+  EXPECT_EQ(ten.end_pos, 11u);
+  Read cut_leb = read_one({0x42, 0xFF, 0xFF});
+  EXPECT_FALSE(cut_leb.ok);
+  EXPECT_STREQ(cut_leb.error, "unexpected end");
+  const ValType kinds[] = {ValType::i32(), ValType::i64(), ValType::f32(), ValType::f64()};
+  for (uint8_t byte = 0x7C; byte <= 0x7F; ++byte) {
+    Read block = read_one({0x02, byte});
+    ASSERT_TRUE(block.ok);
+    EXPECT_EQ(block.insn.block.kind, BlockType::Value);
+    EXPECT_EQ(block.insn.block.value, kinds[0x7F - byte]);
+    EXPECT_EQ(block.end_pos, 2u);
+  }
+  EXPECT_FALSE(read_one({0x02}).ok);  // a block type cut off
+}
+
 TEST(InstructionReader, BlockTypesSelectAndReferences) {
   Read empty = read_one({0x02, 0x40});
   ASSERT_TRUE(empty.ok);
