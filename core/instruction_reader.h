@@ -135,7 +135,7 @@ class InstructionReader {
 
   // Reads the next instruction, opcode and immediates. On false, error() and
   // error_offset() say what was wrong and where; the position is then unspecified.
-  bool next(Instruction& out) { return next(p_, out); }
+  [[gnu::always_inline]] bool next(Instruction& out) { return next(p_, out); }
 
   // The same with the position in the caller's hands: a loop that reads many
   // instructions keeps it in a local, which the compiler can keep in a
