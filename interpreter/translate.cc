@@ -105,13 +105,14 @@ class ConstSlotMap {
 
 class Translator {
  public:
-  Translator(const Instance& instance, uint32_t defined_index, uint32_t max_stack_slots, CompiledFunction& out)
+  Translator(const Instance& instance, uint32_t defined_index, uint32_t max_stack_slots, CompiledFunction& out,
+             std::vector<uint32_t>& code)
       : inst_(instance),
         module_(*instance.module),
         func_(module_.functions[defined_index]),
         fiber_info_(instance.info->functions[defined_index]),
         out_(out),
-        code_(out.code),
+        code_(code),
         max_stack_slots_(max_stack_slots),
         metered_(instance.store != nullptr && instance.store->fuel_enabled()),
         interruptible_(instance.store != nullptr && instance.store->interruptible()) {}
@@ -1441,8 +1442,23 @@ Result<void> Translator::run() {
 
 Result<void> translate_function(const Instance& instance, uint32_t defined_index, uint32_t max_stack_slots,
                                 CompiledFunction& out) {
-  Translator t(instance, defined_index, max_stack_slots, out);
-  return t.run();
+  // The code is built in a buffer this thread keeps from one function to the
+  // next, then copied out at its exact size: grown from empty for every
+  // function, it was reallocated and copied at each doubling.
+  // (Translation runs no Wasm code, so it never nests; if it ever did, the
+  // inner one gets a buffer of its own.)
+  thread_local std::vector<uint32_t> kept;
+  thread_local bool in_use = false;
+  std::vector<uint32_t> own;
+  std::vector<uint32_t>& code = in_use ? own : kept;
+  const bool outermost = !in_use;
+  in_use = true;
+  code.clear();
+  Translator t(instance, defined_index, max_stack_slots, out, code);
+  Result<void> r = t.run();
+  out.code.assign(code.begin(), code.end());
+  if (outermost) in_use = false;
+  return r;
 }
 
 CompiledFunction& CompiledFunction::operator=(CompiledFunction&&) = default;
