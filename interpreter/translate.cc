@@ -60,6 +60,53 @@ struct Ctrl {
   bool unreachable = false;
 };
 
+// The control stack. A popped frame stays in place, its lists keeping their
+// capacity for the next block at that depth (blocks allocated their width
+// and fixup lists anew before).
+class CtrlStack {
+ public:
+  size_t size() const { return size_; }
+  Ctrl& back() { return frames_[size_ - 1]; }
+  const Ctrl& back() const { return frames_[size_ - 1]; }
+  Ctrl& operator[](size_t i) { return frames_[i]; }
+  // The frame push() makes current, its fields reset and its lists empty;
+  // filled in first, while back() is still the enclosing frame.
+  Ctrl& next() {
+    if (size_ == frames_.size()) frames_.emplace_back();
+    Ctrl& c = frames_[size_];
+    c.kind = Opcode::Block;
+    c.height = c.base_slot = c.loop_start = c.region_begin = c.first_target = c.target_count = 0;
+    c.params.clear();
+    c.results.clear();
+    c.fixups.clear();
+    c.catch_fixups.clear();
+    c.else_fixup.reset();
+    c.unreachable = false;
+    return c;
+  }
+  void push() { ++size_; }
+  // The popped frame stays readable until the next next().
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+
+ private:
+  std::vector<Ctrl> frames_;
+  size_t size_ = 0;
+};
+
+// What a translation builds and drops, kept by each thread from one function
+// to the next with its capacity: grown from empty for every function, these
+// were most of translation's allocations. The code is copied out at its exact
+// size at the end.
+struct TranslationScratch {
+  std::vector<uint32_t> code;
+  std::vector<Entry> stack;
+  CtrlStack ctrls;
+  std::vector<uint32_t> local_slot;
+  std::vector<uint8_t> local_width;
+  bool in_use = false;  // (translation runs no Wasm code, so never nests; a nested one would get its own)
+};
+
 uint8_t width_of(ValType t) { return uint8_t(t.slots()); }
 
 // A function's distinct scalar constants → their frame slots: open
@@ -106,16 +153,26 @@ class ConstSlotMap {
 class Translator {
  public:
   Translator(const Instance& instance, uint32_t defined_index, uint32_t max_stack_slots, CompiledFunction& out,
-             std::vector<uint32_t>& code)
+             TranslationScratch& scratch)
       : inst_(instance),
         module_(*instance.module),
         func_(module_.functions[defined_index]),
         fiber_info_(instance.info->functions[defined_index]),
         out_(out),
-        code_(code),
+        code_(scratch.code),
         max_stack_slots_(max_stack_slots),
         metered_(instance.store != nullptr && instance.store->fuel_enabled()),
-        interruptible_(instance.store != nullptr && instance.store->interruptible()) {}
+        interruptible_(instance.store != nullptr && instance.store->interruptible()),
+        local_slot_(scratch.local_slot),
+        local_width_(scratch.local_width),
+        stack_(scratch.stack),
+        ctrls_(scratch.ctrls) {
+    code_.clear();
+    local_slot_.clear();
+    local_width_.clear();
+    stack_.clear();
+    ctrls_.clear();
+  }
 
   Result<void> run();
 
@@ -260,8 +317,8 @@ class Translator {
   // A tail call of a host function is a call in this frame, but it left the
   // try_tables around it: its code from `begin` on is a CatchHole.
   void leave_catch_ranges(uint32_t begin) {
-    for (const Ctrl& c : ctrls_)
-      if (c.kind == Opcode::TryTable) {
+    for (size_t i = 0; i < ctrls_.size(); ++i)
+      if (ctrls_[i].kind == Opcode::TryTable) {
         out_.catch_holes.push_back({begin, here()});
         return;
       }
@@ -328,13 +385,13 @@ class Translator {
   const bool metered_;
   const bool interruptible_;
 
-  std::vector<uint32_t> local_slot_;
-  std::vector<uint8_t> local_width_;
+  std::vector<uint32_t>& local_slot_;
+  std::vector<uint8_t>& local_width_;
   uint32_t temp_base_ = 0;
   ConstSlotMap const_slots_;
   std::map<V128Bits, uint32_t> v128_const_slots_;  // first of the two slots
-  std::vector<Entry> stack_;
-  std::vector<Ctrl> ctrls_;
+  std::vector<Entry>& stack_;
+  CtrlStack& ctrls_;
   int64_t last_producer_ = -1;  // code index of the dst word of the last emitted producer
   uint32_t last_op_pos_ = UINT32_MAX;
   IOp last_op_ = IOp::ICopy;
@@ -800,7 +857,7 @@ void Translator::block_types(const BlockType& bt, std::vector<uint8_t>& params, 
 }
 
 void Translator::enter_block(Opcode kind, const BlockType& block_type) {
-  Ctrl c;
+  Ctrl& c = ctrls_.next();
   c.kind = kind;
   block_types(block_type, c.params, c.results);
   // Values that stay below the block must not alias locals the block may write
@@ -818,7 +875,7 @@ void Translator::enter_block(Opcode kind, const BlockType& block_type) {
     emit_fuel(runtime::fuel::kLoopIteration);  // every branch to the loop head (each iteration) pays
     emit_interrupt_check();
   }
-  ctrls_.push_back(std::move(c));
+  ctrls_.push();
 }
 
 void Translator::do_else() {
@@ -860,8 +917,8 @@ bool Translator::do_end() {
     for (const Fixup& f : c.fixups) patch(f, here());
     if (c.else_fixup) patch(*c.else_fixup, here());  // `if` without `else`: params == results
   }
-  Ctrl done = std::move(ctrls_.back());
-  ctrls_.pop_back();
+  const Ctrl& done = ctrls_.back();
+  ctrls_.pop_back();  // (still readable until the next block)
   stack_.resize(done.height);
   for (uint8_t w : done.results) push_temp(w);
   if (!reachable_after) set_unreachable();
@@ -1010,12 +1067,10 @@ Result<void> Translator::run() {
   out_.frame_init.insert(out_.frame_init.end(), out_.constants.begin(), out_.constants.end());
   out_.frame_slots = temp_base_ + max_stack_slots_ + 2;
 
-  Ctrl fn;
+  Ctrl& fn = ctrls_.next();
   fn.kind = Opcode::End;
-  fn.height = 0;
-  fn.base_slot = 0;
   for (ValType t : ft.results) fn.results.push_back(width_of(t));
-  ctrls_.push_back(std::move(fn));
+  ctrls_.push();
   // A fresh fiber running this function starts at its function-level clauses.
   out_.sites.push_back(std::make_unique<DispatchSite>());
   out_.entry_site = out_.sites.back().get();
@@ -1442,22 +1497,13 @@ Result<void> Translator::run() {
 
 Result<void> translate_function(const Instance& instance, uint32_t defined_index, uint32_t max_stack_slots,
                                 CompiledFunction& out) {
-  // The code is built in a buffer this thread keeps from one function to the
-  // next, then copied out at its exact size: grown from empty for every
-  // function, it was reallocated and copied at each doubling.
-  // (Translation runs no Wasm code, so it never nests; if it ever did, the
-  // inner one gets a buffer of its own.)
-  thread_local std::vector<uint32_t> kept;
-  thread_local bool in_use = false;
-  std::vector<uint32_t> own;
-  std::vector<uint32_t>& code = in_use ? own : kept;
-  const bool outermost = !in_use;
-  in_use = true;
-  code.clear();
-  Translator t(instance, defined_index, max_stack_slots, out, code);
-  Result<void> r = t.run();
-  out.code.assign(code.begin(), code.end());
-  if (outermost) in_use = false;
+  thread_local TranslationScratch kept;
+  std::unique_ptr<TranslationScratch> own;  // only if translations ever nested
+  TranslationScratch& scratch = kept.in_use ? *(own = std::make_unique<TranslationScratch>()) : kept;
+  scratch.in_use = true;
+  Result<void> r = Translator(instance, defined_index, max_stack_slots, out, scratch).run();
+  out.code.assign(scratch.code.begin(), scratch.code.end());
+  scratch.in_use = false;
   return r;
 }
 
