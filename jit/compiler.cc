@@ -455,23 +455,24 @@ Result<void> FunctionCompiler::compile() {
   return {};
 }
 
-// The families after compile_numeric, in the order they are tried; indexed by Family.
-const FunctionCompiler::FamilyFn FunctionCompiler::kFamilies[] = {
-    nullptr,
-    nullptr,
-    &FunctionCompiler::compile_control,
-    &FunctionCompiler::compile_variable,
-    &FunctionCompiler::compile_memory,
-    &FunctionCompiler::compile_call,
-    &FunctionCompiler::compile_table,
-    &FunctionCompiler::compile_fiber,
-    &FunctionCompiler::compile_exception};
+// The compiler of `family` (Family::Control … Exception; for the others
+// nothing is handled). Direct calls, each returning in place (no Result move).
+Result<void> FunctionCompiler::compile_in_family(uint8_t family, Opcode op, const Instruction& imm, bool& handled) {
+  switch (Family(family)) {
+    case Family::Control: return compile_control(op, imm, handled);
+    case Family::Variable: return compile_variable(op, imm, handled);
+    case Family::Memory: return compile_memory(op, imm, handled);
+    case Family::Call: return compile_call(op, imm, handled);
+    case Family::Table: return compile_table(op, imm, handled);
+    case Family::Fiber: return compile_fiber(op, imm, handled);
+    case Family::Exception: return compile_exception(op, imm, handled);
+    case Family::Unknown: case Family::Numeric: break;
+  }
+  handled = false;
+  return {};
+}
 
 Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction& imm) {
-  // Which family compiles an opcode depends on the opcode alone (a family
-  // declines an opcode only in its switch's default case): it is remembered
-  // (process-wide) the first time, so later instructions go straight to their
-  // family instead of through every family's switch.
   // The commonest instructions first, without a family's frame (of the
   // variable family): local.get is a lazy entry, loaded by its consumer.
   if (op == Opcode::LocalGet) {
@@ -490,24 +491,20 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
     WEFT_TRY(compile_fused_compare(op, handled));
     if (handled) return {};
   }
+  // Which family compiles an opcode depends on the opcode alone (a family
+  // declines an opcode only in its switch's default case): it is remembered
+  // (process-wide) the first time, so later instructions go straight to their
+  // family instead of through every family's switch.
   std::atomic<uint8_t>& known = g_family[size_t(op)];
   const uint8_t family = known.load(std::memory_order_relaxed);
   // Mirrors survive only straight-line families (see compiler.h).
   if (family != uint8_t(Family::Numeric) && family != uint8_t(Family::Variable) &&
       family != uint8_t(Family::Memory))
     forget_mirrors();
-  switch (Family(family)) {  // direct calls, each returning in place (no Result move)
-    case Family::Numeric:
-      if (compile_numeric(op)) return {};
-      break;
-    case Family::Control: return compile_control(op, imm, handled);
-    case Family::Variable: return compile_variable(op, imm, handled);
-    case Family::Memory: return compile_memory(op, imm, handled);
-    case Family::Call: return compile_call(op, imm, handled);
-    case Family::Table: return compile_table(op, imm, handled);
-    case Family::Fiber: return compile_fiber(op, imm, handled);
-    case Family::Exception: return compile_exception(op, imm, handled);
-    case Family::Unknown: break;
+  if (family == uint8_t(Family::Numeric)) {
+    if (compile_numeric(op)) return {};
+  } else if (family != uint8_t(Family::Unknown)) {
+    return compile_in_family(family, op, imm, handled);
   }
   return compile_first_of_its_kind(op, imm);
 }
@@ -522,7 +519,7 @@ Result<void> FunctionCompiler::compile_first_of_its_kind(Opcode op, const Instru
     return {};
   }
   for (uint8_t f = uint8_t(Family::Control); f <= uint8_t(Family::Exception); ++f) {
-    WEFT_TRY((this->*kFamilies[f])(op, imm, handled));
+    WEFT_TRY(compile_in_family(f, op, imm, handled));
     if (handled) {
       known.store(f, std::memory_order_relaxed);
       return {};

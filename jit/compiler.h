@@ -294,8 +294,8 @@ class FunctionCompiler {
   // with its own frame cost as much as the dispatch it does.
   [[gnu::always_inline]] inline Result<void> compile_instruction(Opcode op, const Instruction& imm);
   Result<void> compile_first_of_its_kind(Opcode op, const Instruction& imm);
-  using FamilyFn = Result<void> (FunctionCompiler::*)(Opcode, const Instruction&, bool&);
-  static const FamilyFn kFamilies[];
+  [[gnu::always_inline]] inline Result<void> compile_in_family(uint8_t family, Opcode op, const Instruction& imm,
+                                                               bool& handled);
   bool compile_numeric(Opcode op);                 // compile_numeric.cc; false: not numeric
   Result<void> compile_control(Opcode op, const Instruction& imm, bool& handled);  // compile_control.cc
   Result<void> compile_variable(Opcode op, const Instruction& imm, bool& handled);  // compile_variables.cc
