@@ -69,11 +69,11 @@ CodeArena::~CodeArena() {
   munmap(writable_, capacity_);
 }
 
-int64_t CodeArena::place(asmjit::CodeHolder& holder, size_t alignment, bool stub) {
+int64_t CodeArena::place(asmjit::CodeHolder& holder, size_t alignment, bool stub, size_t shift) {
   if (holder.flatten() != asmjit::kErrorOk || holder.resolveUnresolvedLinks() != asmjit::kErrorOk) return -1;
   size_t& used = stub ? stubs_used_ : used_;
   const size_t end = stub ? capacity_ : limit_;
-  const size_t at = align_up(used, alignment);
+  const size_t at = align_up(used, alignment) + shift;
   // An upper bound: relocation may only shrink the code (asmjit's address
   // table for far absolute targets included).
   const size_t estimate = holder.codeSize();

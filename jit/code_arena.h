@@ -30,9 +30,10 @@ class CodeArena {
   CodeArena& operator=(const CodeArena&) = delete;
 
   // Places `holder`'s code (one function) after the code placed so far,
-  // aligned to `alignment`, relocated to its executable address: returns its
+  // aligned to `alignment` and then `shift` bytes on (the assembler's
+  // function_shift), relocated to its executable address: returns its
   // offset from base(), or -1 when the arena is full or asmjit fails.
-  int64_t place(asmjit::CodeHolder& holder, size_t alignment, bool stub = false);
+  int64_t place(asmjit::CodeHolder& holder, size_t alignment, bool stub = false, size_t shift = 0);
   // Where the next place(…, alignment) of a function will put it (its code
   // may then refer to its own address: MacroAssembler::set_code_address).
   size_t next(size_t alignment) const { return align_up(used_, alignment); }

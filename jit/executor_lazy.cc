@@ -184,6 +184,7 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   MacroAssembler& masm = c->masm.emplace(c->holder);
   const size_t planned = code.arena->next(kFunctionAlignment);
   masm.set_code_address(reinterpret_cast<uintptr_t>(code.arena->base() + planned));
+  masm.start_movable_function();
   FunctionCompiler& compiler = c->compiler.emplace(instance, defined, code.memory, masm, store_.fuel_enabled());
   compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
     compiler.set_catch_sites(&code.catch_sites);
@@ -192,9 +193,9 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   compiler.set_direct_call_slots(code.arena->base(), kSlotSize, &code.register_entries, &slot_calls);
   Result<void> r = compiler.compile();
   if (!r.ok()) return fall_back(f, r.error().message);
-  const int64_t at = code.arena->place(c->holder, kFunctionAlignment);
+  const int64_t at = code.arena->place(c->holder, kFunctionAlignment, /*stub=*/false, masm.function_shift());
   if (at < 0) return fall_back(f, "code memory exhausted");
-  if (size_t(at) != planned) return fall_back(f, "code placed away from its planned address");
+  if (size_t(at) != planned + masm.function_shift()) return fall_back(f, "code placed away from its planned address");
   const uint32_t size = uint32_t(masm.offset());
   uint8_t* start = static_cast<uint8_t*>(code.base) + at;
   code.ranges[defined] = {uint32_t(at), size};

@@ -119,7 +119,20 @@ void MacroAssembler::align_code(uint32_t alignment) {
       {0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
       {0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00},
   };
-  uint32_t pad = uint32_t(-asm_.offset()) & (alignment - 1);
+  if (shift_ == kShiftUndecided && alignment == kLoopAlignment) {
+    // The first loop head of a movable function: the function moves instead.
+    shift_ = uint32_t(-asm_.offset()) & (kLoopAlignment - 1);
+    for (uint32_t field : unshifted_near_fields_) {
+      uint8_t* p = asm_._bufferData + field;
+      int32_t displacement;
+      std::memcpy(&displacement, p, 4);
+      displacement -= int32_t(shift_);
+      std::memcpy(p, &displacement, 4);
+    }
+    unshifted_near_fields_.clear();
+    return;
+  }
+  uint32_t pad = uint32_t(-(asm_.offset() + function_shift())) & (alignment - 1);
   if (pad > 9) {
     // More than one NOP's worth: code falling in jumps over the padding —
     // one taken jump instead of up to seven NOPs at every entry into the
@@ -760,7 +773,8 @@ void MacroAssembler::near_branch(uint8_t opcode, const void* target) {
   uint8_t* p = reserve();
   if (!p) return;
   *p++ = opcode;  // call/jmp rel32
-  const uint64_t next = code_address_ + uint64_t(p - asm_._bufferData) + 4;
+  if (shift_ == kShiftUndecided) unshifted_near_fields_.push_back(uint32_t(p - asm_._bufferData));
+  const uint64_t next = code_address_ + function_shift() + uint64_t(p - asm_._bufferData) + 4;
   commit(put_imm32(p, uint32_t(int32_t(int64_t(reinterpret_cast<uintptr_t>(target) - next)))));
 }
 void MacroAssembler::call_near(const void* target) { near_branch(0xE8, target); }

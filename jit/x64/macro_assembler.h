@@ -46,6 +46,20 @@ class MacroAssembler {
   // call_near/jump_near: rel32.
   static constexpr uint64_t kNearReach = uint64_t(1) << 31;
 
+  // A function compiled into a buffer of its own may start anywhere in its
+  // 64-byte line: after start_movable_function, the first loop head takes no
+  // padding and instead fixes function_shift(), the bytes (0-63) by which
+  // the code must be placed after the 64-byte aligned address it was
+  // assembled for (set_code_address). The padding then lies in front of the
+  // function, never executed, rather than at a loop head that every call
+  // enters (fib's body is a loop: docs/performance.md). Later loop heads
+  // align with the shift counted in.
+  void start_movable_function() {
+    shift_ = kShiftUndecided;
+    unshifted_near_fields_.clear();
+  }
+  uint32_t function_shift() const { return shift_ == kShiftUndecided ? 0 : shift_; }
+
   Label new_label() {
     label_offset_.push_back(kUnbound);
     pending_.push_back(kNoJump);
@@ -104,6 +118,11 @@ class MacroAssembler {
  private:
   void near_branch(uint8_t opcode, const void* target);
   uint64_t code_address_ = 0;  // set_code_address
+  static constexpr uint32_t kShiftUndecided = UINT32_MAX;
+  uint32_t shift_ = 0;  // start_movable_function
+  // rel32 fields of near branches emitted before the shift was known, fixed
+  // up once it is.
+  std::vector<uint32_t> unshifted_near_fields_;
 
   // Room for one directly encoded instruction at the buffer's end (nullptr if
   // the buffer cannot grow; the error is recorded), and the new end after it.

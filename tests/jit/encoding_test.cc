@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -415,6 +416,50 @@ TEST(JitEncoding, AlignCodePadsWithWholeNops) {
       }
     }
   }
+}
+
+// A function compiled on its own (lazily) moves within its 64-byte line so
+// that its first loop head needs no padding: the shift is fixed there, the
+// near calls emitted before it are corrected for it, and later loop heads
+// align with it counted in.
+TEST(JitEncoding, MovableFunctionShiftsInsteadOfPaddingItsFirstLoop) {
+  constexpr uint64_t kPlanned = 0x10000;  // 64-byte aligned, as CodeArena::next gives
+  const uint8_t* target = reinterpret_cast<const uint8_t*>(uintptr_t(0x20000));
+  for (int before = 0; before < 70; ++before) {
+    uint32_t shift = 0;
+    size_t first_call = 0, second_call = 0, second_loop = 0;
+    const Bytes code = encode([&](MacroAssembler& m) {
+      m.set_code_address(kPlanned);
+      m.start_movable_function();
+      for (int i = 0; i < before; ++i) m.raw().int3();
+      first_call = m.offset();
+      m.call_near(target);
+      m.align_code(MacroAssembler::kLoopAlignment);  // no padding: the function moves
+      EXPECT_EQ(m.offset(), first_call + 5) << before;
+      shift = m.function_shift();
+      second_call = m.offset();
+      m.call_near(target);
+      m.raw().int3();
+      m.align_code(MacroAssembler::kLoopAlignment);
+      second_loop = m.offset();
+    });
+    EXPECT_EQ((kPlanned + shift + first_call + 5) % MacroAssembler::kLoopAlignment, 0u) << before;
+    EXPECT_LT(shift, MacroAssembler::kLoopAlignment);
+    EXPECT_EQ((kPlanned + shift + second_loop) % MacroAssembler::kLoopAlignment, 0u) << before;
+    // Both calls reach the target from where the code will run.
+    for (size_t call : {first_call, second_call}) {
+      int32_t displacement;
+      std::memcpy(&displacement, code.data() + call + 1, 4);
+      EXPECT_EQ(kPlanned + shift + call + 5 + int64_t(displacement), uint64_t(0x20000)) << before << " " << call;
+    }
+  }
+  // Without start_movable_function the code stays where it was assembled for.
+  const Bytes fixed = encode([](MacroAssembler& m) {
+    m.raw().int3();
+    m.align_code(MacroAssembler::kLoopAlignment);
+    EXPECT_EQ(m.function_shift(), 0u);
+  });
+  EXPECT_EQ(fixed.size(), size_t(MacroAssembler::kLoopAlignment));
 }
 
 TEST(JitEncoding, JumpTableMatchesAsmjit) {
