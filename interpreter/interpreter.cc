@@ -11,7 +11,10 @@ namespace weft::interpreter {
 
 namespace {
 struct InstanceCode {
-  std::vector<std::unique_ptr<CompiledFunction>> functions;
+  // One array, allocated once: callers' code embeds the records' addresses,
+  // and a record apiece cost an allocation per function at instantiation.
+  std::unique_ptr<CompiledFunction[]> functions;
+  size_t count = 0;
 };
 }  // namespace
 
@@ -36,12 +39,13 @@ Result<void> Interpreter::prepare(runtime::Instance& instance, bool lazy) {
   const uint32_t imported = module.num_imported_functions();
   runtime::MemoryInstance* memory = instance.memories.empty() ? &no_memory_ : instance.memories[0];
   // Allocate every function's record first: calls embed the callee's address.
-  for (size_t i = 0; i < module.functions.size(); ++i) {
-    auto cf = std::make_unique<CompiledFunction>();
-    cf->func = instance.functions[imported + i];
-    cf->memory = memory;
-    cf->func->compiled = cf.get();
-    code->functions.push_back(std::move(cf));
+  code->count = module.functions.size();
+  code->functions = std::make_unique<CompiledFunction[]>(code->count);
+  for (size_t i = 0; i < code->count; ++i) {
+    CompiledFunction& cf = code->functions[i];
+    cf.func = instance.functions[imported + i];
+    cf.memory = memory;
+    cf.func->compiled = &cf;
   }
   for (size_t i = 0; i < module.functions.size(); ++i) {
     if (lazy) {
@@ -50,16 +54,16 @@ Result<void> Interpreter::prepare(runtime::Instance& instance, bool lazy) {
       uint64_t declared = 0;
       for (const LocalGroup& g : module.functions[i].locals) declared += uint64_t(g.count) * g.type.slots();
       if (declared <= kMaxLocalSlots) {
-        make_pending(*code->functions[i], code->functions[i]->func, memory);
+        make_pending(code->functions[i], code->functions[i].func, memory);
         continue;
       }
     }
     Result<void> r = translate_function(instance, uint32_t(i), instance.info->functions[i].max_stack_height,
-                                        *code->functions[i]);
+                                        code->functions[i]);
     if (!r.ok()) {
       Error e = std::move(r).error();
       e.location = Location::in_function(imported + uint32_t(i), 0);
-      for (auto& cf : code->functions) cf->func->compiled = nullptr;
+      for (size_t k = 0; k < code->count; ++k) code->functions[k].func->compiled = nullptr;
       return e;
     }
   }

@@ -4,7 +4,6 @@
 // canonical slot, so each branch source spills, moves the branch's values to
 // the target's slots and jumps (docs/architecture.md, "The baseline JIT").
 #include <cstddef>
-#include <functional>
 #include <optional>
 
 #include "jit/compiler.h"
@@ -451,6 +450,33 @@ void FunctionCompiler::open_if(ControlFrame f, Label else_label) {
   control_.push_back(f);
 }
 
+// The br_if or if after a fused compare, given how to jump when the
+// condition is (or is not) true; the condition's registers are released.
+template <class Jump>
+Result<void> FunctionCompiler::branch_on_condition(const Jump& jump) {
+  instr_offset_ = reader_.pos();
+  Instruction imm;
+  WEFT_TRY(read_instruction(imm));
+  if (imm.op == Opcode::If) {
+    ControlFrame f;
+    WEFT_TRY(block_signature(imm.block, f.params, f.results));
+    Label else_label = masm_.new_label();
+    jump(false, else_label);
+    open_if(f, else_label);
+    return {};
+  }
+  ControlFrame& target = control_[control_.size() - 1 - imm.index];
+  if (branch_needs_moves(target)) {
+    Label skip = masm_.new_label();
+    jump(false, skip);
+    branch_to(target);
+    masm_.bind(skip);
+  } else {
+    jump(true, target.label);
+  }
+  return {};
+}
+
 Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   handled = false;
   WEFT_TRY(compile_fused_float_compare(op, handled));
@@ -547,32 +573,6 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
 
   const Cond cond = c->cond;
   return branch_on_condition([&](bool when_true, Label to) { masm_.jump_if(when_true ? cond : negate(cond), to); });
-}
-
-// The br_if or if after a fused compare, given how to jump when the
-// condition is (or is not) true; the condition's registers are released.
-Result<void> FunctionCompiler::branch_on_condition(const std::function<void(bool when_true, Label to)>& jump) {
-  instr_offset_ = reader_.pos();
-  Instruction imm;
-  WEFT_TRY(read_instruction(imm));
-  if (imm.op == Opcode::If) {
-    ControlFrame f;
-    WEFT_TRY(block_signature(imm.block, f.params, f.results));
-    Label else_label = masm_.new_label();
-    jump(false, else_label);
-    open_if(f, else_label);
-    return {};
-  }
-  ControlFrame& target = control_[control_.size() - 1 - imm.index];
-  if (branch_needs_moves(target)) {
-    Label skip = masm_.new_label();
-    jump(false, skip);
-    branch_to(target);
-    masm_.bind(skip);
-  } else {
-    jump(true, target.label);
-  }
-  return {};
 }
 
 Result<void> FunctionCompiler::compile_fused_float_compare(Opcode op, bool& handled) {

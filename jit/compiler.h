@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -107,6 +106,10 @@ class FunctionCompiler {
   // it as the interpreter's does (function entry, loop iterations, bulk ops).
   FunctionCompiler(const runtime::Instance& instance, uint32_t defined_index, runtime::MemoryInstance* memory,
                    MacroAssembler& masm, bool metered = false);
+  // Hands the working vectors back to the thread's scratch (compiler.cc).
+  ~FunctionCompiler();
+  FunctionCompiler(const FunctionCompiler&) = delete;
+  FunctionCompiler& operator=(const FunctionCompiler&) = delete;
   // Emits the function. On an instruction or type the compiler does not
   // handle yet, returns an Error (ErrorKind::Limit) naming it and the byte
   // offset; the caller then keeps the interpreter entry.
@@ -335,7 +338,9 @@ class FunctionCompiler {
   // An f32/f64 compare directly followed by br_if or if: the compare and the
   // conditional jump in the float registers (compile_control.cc).
   Result<void> compile_fused_float_compare(Opcode op, bool& handled);
-  Result<void> branch_on_condition(const std::function<void(bool when_true, Label to)>& jump);
+  // `jump(bool when_true, Label to)` emits the conditional jump (compile_control.cc).
+  template <class Jump>
+  Result<void> branch_on_condition(const Jump& jump);
   // The frame, its checks, zeroed locals and the registers the body expects.
   // `params_in_registers`: the register entry, where the first parameters
   // arrive in registers (for_each_register_param); else all in their slots.

@@ -66,6 +66,29 @@ inline uint8_t* put_modrm_mem(uint8_t* p, Reg r, Reg base, int32_t disp) {
   }
   return p;
 }
+// [base + index + disp] (scale 1; index is never rsp): ModRM with a SIB byte,
+// disp8 when it fits (and for rbp/r13 bases with 0). The REX prefix (R, X, B,
+// and W) is the caller's: put_rex_sib.
+inline uint8_t* put_modrm_sib(uint8_t* p, Reg r, Reg base, Reg index, int32_t disp) {
+  const uint8_t b = base & 7;
+  const uint8_t mod = (disp == 0 && b != 5) ? 0 : (disp == int32_t(int8_t(disp))) ? 1 : 2;
+  *p++ = uint8_t((mod << 6) | ((r & 7) << 3) | 4);
+  *p++ = uint8_t(((index & 7) << 3) | b);
+  if (mod == 1) {
+    *p++ = uint8_t(disp);
+  } else if (mod == 2) {
+    std::memcpy(p, &disp, 4);
+    p += 4;
+  }
+  return p;
+}
+// REX for a SIB operand; `byte_reg`: r is an 8-bit register operand, whose
+// spl/bpl/sil/dil need a REX prefix (without one they are ah..bh).
+inline uint8_t* put_rex_sib(uint8_t* p, bool w, Reg r, Reg base, Reg index, bool byte_reg = false) {
+  const uint8_t v = uint8_t(0x40 | (uint8_t(w) << 3) | ((r >> 3) << 2) | ((index >> 3) << 1) | (base >> 3));
+  if (v != 0x40 || (byte_reg && r >= 4)) *p++ = v;
+  return p;
+}
 inline uint8_t* put_imm32(uint8_t* p, uint32_t v) {
   std::memcpy(p, &v, 4);
   return p + 4;
@@ -287,43 +310,69 @@ void MacroAssembler::address_of_index(Reg dst, Reg base, Reg index, int32_t disp
 }
 
 void MacroAssembler::load_mem(MemWidth width, Reg dst, Reg base, Reg index, int32_t disp) {
-  x86::Mem m = x86::ptr(q(base), q(index), 0, disp);
+  uint8_t* p = reserve();
+  if (!p) return;
+  // movzx r32 / movsx r64 / mov r32 / movsxd r64 / mov r64, [base + index + disp]
+  const bool wide = width == MemWidth::S8 || width == MemWidth::S16 || width == MemWidth::S32 || width == MemWidth::U64;
+  p = put_rex_sib(p, wide, dst, base, index);
   switch (width) {
-    case MemWidth::U8: m.setSize(1); asm_.movzx(d(dst), m); break;
-    case MemWidth::S8: m.setSize(1); asm_.movsx(q(dst), m); break;
-    case MemWidth::U16: m.setSize(2); asm_.movzx(d(dst), m); break;
-    case MemWidth::S16: m.setSize(2); asm_.movsx(q(dst), m); break;
-    case MemWidth::U32: m.setSize(4); asm_.mov(d(dst), m); break;
-    case MemWidth::S32: m.setSize(4); asm_.movsxd(q(dst), m); break;
-    case MemWidth::U64: m.setSize(8); asm_.mov(q(dst), m); break;
+    case MemWidth::U8: *p++ = 0x0F; *p++ = 0xB6; break;
+    case MemWidth::S8: *p++ = 0x0F; *p++ = 0xBE; break;
+    case MemWidth::U16: *p++ = 0x0F; *p++ = 0xB7; break;
+    case MemWidth::S16: *p++ = 0x0F; *p++ = 0xBF; break;
+    case MemWidth::U32: case MemWidth::U64: *p++ = 0x8B; break;
+    case MemWidth::S32: *p++ = 0x63; break;
   }
+  commit(put_modrm_sib(p, dst, base, index, disp));
 }
 
 void MacroAssembler::store_mem(MemWidth width, Reg base, Reg index, int32_t disp, Reg src) {
-  x86::Mem m = x86::ptr(q(base), q(index), 0, disp);
+  uint8_t* p = reserve();
+  if (!p) return;
+  // mov [base + index + disp], r8 / r16 / r32 / r64
   switch (width) {
-    case MemWidth::U8: case MemWidth::S8: m.setSize(1); asm_.mov(m, x86::gpb_lo(src)); break;
-    case MemWidth::U16: case MemWidth::S16: m.setSize(2); asm_.mov(m, x86::gpw(src)); break;
-    case MemWidth::U32: case MemWidth::S32: m.setSize(4); asm_.mov(m, d(src)); break;
-    case MemWidth::U64: m.setSize(8); asm_.mov(m, q(src)); break;
+    case MemWidth::U8: case MemWidth::S8:
+      p = put_rex_sib(p, false, src, base, index, /*byte_reg=*/true);
+      *p++ = 0x88;
+      break;
+    case MemWidth::U16: case MemWidth::S16:
+      *p++ = 0x66;
+      p = put_rex_sib(p, false, src, base, index);
+      *p++ = 0x89;
+      break;
+    case MemWidth::U32: case MemWidth::S32:
+      p = put_rex_sib(p, false, src, base, index);
+      *p++ = 0x89;
+      break;
+    case MemWidth::U64:
+      p = put_rex_sib(p, true, src, base, index);
+      *p++ = 0x89;
+      break;
   }
+  commit(put_modrm_sib(p, src, base, index, disp));
 }
 
 void MacroAssembler::int_op_mem(IntOp op, bool wide, Reg dst, Reg base, int32_t disp) {
-  const x86::Gp a = gp(dst, wide);
-  const x86::Mem m = wide ? x86::qword_ptr(q(base), disp) : x86::dword_ptr(q(base), disp);
-  switch (op) {
-    case IntOp::Add: asm_.add(a, m); break;
-    case IntOp::Sub: asm_.sub(a, m); break;
-    case IntOp::Mul: asm_.imul(a, m); break;
-    case IntOp::And: asm_.and_(a, m); break;
-    case IntOp::Or: asm_.or_(a, m); break;
-    case IntOp::Xor: asm_.xor_(a, m); break;
+  uint8_t* p = reserve();
+  if (!p) return;
+  switch (op) {  // op r, r/m (RM forms)
+    case IntOp::Add: p = put_rm(p, wide, 0x03, dst, base, disp); break;
+    case IntOp::Sub: p = put_rm(p, wide, 0x2B, dst, base, disp); break;
+    case IntOp::And: p = put_rm(p, wide, 0x23, dst, base, disp); break;
+    case IntOp::Or: p = put_rm(p, wide, 0x0B, dst, base, disp); break;
+    case IntOp::Xor: p = put_rm(p, wide, 0x33, dst, base, disp); break;
+    case IntOp::Mul:  // imul r, r/m: 0F AF /r
+      p = put_rex(p, wide, dst, base);
+      *p++ = 0x0F;
+      *p++ = 0xAF;
+      p = put_modrm_mem(p, dst, base, disp);
+      break;
   }
+  commit(p);
 }
 
 void MacroAssembler::compare_mem(bool wide, Reg a, Reg base, int32_t disp) {
-  asm_.cmp(gp(a, wide), wide ? x86::qword_ptr(q(base), disp) : x86::dword_ptr(q(base), disp));
+  if (uint8_t* p = reserve()) commit(put_rm(p, wide, 0x3B, a, base, disp));  // cmp r, r/m
 }
 
 void MacroAssembler::int_op(IntOp op, bool wide, Reg dst, Reg src) {
@@ -345,49 +394,83 @@ void MacroAssembler::int_op(IntOp op, bool wide, Reg dst, Reg src) {
   commit(p);
 }
 
-void MacroAssembler::int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm) {
-  if (imm == int32_t(int8_t(imm)) && op != IntOp::Mul) {
-    // 83 /ext ib
-    uint8_t ext = op == IntOp::Add ? 0 : op == IntOp::Or ? 1 : op == IntOp::And ? 4 : op == IntOp::Sub ? 5 : 6;
-    if (uint8_t* p = reserve()) {
-      p = put_rr(p, wide, 0x83, dst, ext);
-      *p++ = uint8_t(imm);
-      commit(p);
-    }
-    return;
-  }
-  x86::Gp a = gp(dst, wide);
+namespace {
+// The /digit of op's group-1 form (81 /digit id, 83 /digit ib): add 0, or 1,
+// and 4, sub 5, xor 6, cmp 7.
+constexpr uint8_t kGroup1Add = 0, kGroup1Or = 1, kGroup1And = 4, kGroup1Sub = 5, kGroup1Xor = 6, kGroup1Cmp = 7;
+uint8_t group1_digit(IntOp op) {
   switch (op) {
-    case IntOp::Add: asm_.add(a, Imm(imm)); break;
-    case IntOp::Sub: asm_.sub(a, Imm(imm)); break;
-    case IntOp::Mul: asm_.imul(a, a, Imm(imm)); break;
-    case IntOp::And: asm_.and_(a, Imm(imm)); break;
-    case IntOp::Or: asm_.or_(a, Imm(imm)); break;
-    case IntOp::Xor: asm_.xor_(a, Imm(imm)); break;
+    case IntOp::Add: return kGroup1Add;
+    case IntOp::Or: return kGroup1Or;
+    case IntOp::And: return kGroup1And;
+    case IntOp::Sub: return kGroup1Sub;
+    case IntOp::Xor: return kGroup1Xor;
+    case IntOp::Mul: break;
   }
+  return kGroup1Add;  // Mul has no group-1 form (the callers encode imul)
+}
+// op r, imm (group 1): 83 /digit ib when the immediate fits a byte, else the
+// accumulator's short form (digit*8+5 id) for rax, else 81 /digit id — the
+// forms asmjit picks.
+uint8_t* put_group1_imm(uint8_t* p, bool wide, uint8_t digit, Reg dst, int32_t imm) {
+  if (imm == int32_t(int8_t(imm))) {
+    p = put_rr(p, wide, 0x83, dst, digit);
+    *p++ = uint8_t(imm);
+    return p;
+  }
+  if (dst == reg::rax) {
+    if (wide) *p++ = 0x48;
+    *p++ = uint8_t(digit * 8 + 5);
+  } else {
+    p = put_rr(p, wide, 0x81, dst, digit);
+  }
+  return put_imm32(p, uint32_t(imm));
+}
+// The /digit of a shift's group-2 form: rol 0, ror 1, shl 4, shr 5, sar 7.
+uint8_t group2_digit(ShiftOp op) {
+  switch (op) {
+    case ShiftOp::Rotl: return 0;
+    case ShiftOp::Rotr: return 1;
+    case ShiftOp::Shl: return 4;
+    case ShiftOp::ShrU: return 5;
+    case ShiftOp::ShrS: return 7;
+  }
+  return 4;
+}
+}  // namespace
+
+void MacroAssembler::int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm) {
+  uint8_t* p = reserve();
+  if (!p) return;
+  if (op == IntOp::Mul) {
+    // imul dst, dst, imm: 6B /r ib or 69 /r id
+    const bool byte = imm == int32_t(int8_t(imm));
+    p = put_rr(p, wide, byte ? 0x6B : 0x69, dst, dst);
+    if (byte)
+      *p++ = uint8_t(imm);
+    else
+      p = put_imm32(p, uint32_t(imm));
+  } else {
+    p = put_group1_imm(p, wide, group1_digit(op), dst, imm);
+  }
+  commit(p);
 }
 
 void MacroAssembler::shift(ShiftOp op, bool wide, Reg dst, Reg count) {
   move(reg::rcx, count);
-  x86::Gp a = gp(dst, wide);
-  switch (op) {
-    case ShiftOp::Shl: asm_.shl(a, x86::cl); break;
-    case ShiftOp::ShrS: asm_.sar(a, x86::cl); break;
-    case ShiftOp::ShrU: asm_.shr(a, x86::cl); break;
-    case ShiftOp::Rotl: asm_.rol(a, x86::cl); break;
-    case ShiftOp::Rotr: asm_.ror(a, x86::cl); break;
-  }
+  if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0xD3, dst, group2_digit(op)));  // D3 /digit: by cl
 }
 
 void MacroAssembler::shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count) {
-  x86::Gp a = gp(dst, wide);
-  switch (op) {
-    case ShiftOp::Shl: asm_.shl(a, Imm(count)); break;
-    case ShiftOp::ShrS: asm_.sar(a, Imm(count)); break;
-    case ShiftOp::ShrU: asm_.shr(a, Imm(count)); break;
-    case ShiftOp::Rotl: asm_.rol(a, Imm(count)); break;
-    case ShiftOp::Rotr: asm_.ror(a, Imm(count)); break;
+  uint8_t* p = reserve();
+  if (!p) return;
+  if (count == 1) {
+    p = put_rr(p, wide, 0xD1, dst, group2_digit(op));  // D1 /digit: by one
+  } else {
+    p = put_rr(p, wide, 0xC1, dst, group2_digit(op));  // C1 /digit ib
+    *p++ = count;
   }
+  commit(p);
 }
 
 Reg MacroAssembler::divide(bool is_signed, bool wide, bool remainder, Reg dividend, Reg divisor,
@@ -413,16 +496,16 @@ Reg MacroAssembler::divide(bool is_signed, bool wide, bool remainder, Reg divide
     }
     bind(normal);
   }
-  x86::Gp hi = gp(reg::rdx, wide), lo = gp(reg::rax, wide);
-  if (is_signed) {
-    if (wide)
-      asm_.cqo(hi, lo);
-    else
-      asm_.cdq(hi, lo);
-    asm_.idiv(hi, lo, gp(divisor, wide));
-  } else {
-    asm_.xor_(d(reg::rdx), d(reg::rdx));
-    asm_.div(hi, lo, gp(divisor, wide));
+  if (uint8_t* p = reserve()) {
+    if (is_signed) {
+      if (wide) *p++ = 0x48;
+      *p++ = 0x99;                                   // cdq / cqo: rdx:rax = sign-extended rax
+      p = put_rr(p, wide, 0xF7, divisor, 7);         // idiv: F7 /7
+    } else {
+      p = put_rr(p, false, 0x31, reg::rdx, reg::rdx);  // xor edx, edx
+      p = put_rr(p, wide, 0xF7, divisor, 6);           // div: F7 /6
+    }
+    commit(p);
   }
   bind(done);
   return remainder ? reg::rdx : reg::rax;
@@ -660,15 +743,7 @@ void MacroAssembler::compare(bool wide, Reg a, Reg b) {
   if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0x39, a, b));
 }
 void MacroAssembler::compare_imm(bool wide, Reg a, int32_t imm) {
-  if (imm != int32_t(int8_t(imm))) {
-    asm_.cmp(gp(a, wide), Imm(imm));
-    return;
-  }
-  if (uint8_t* p = reserve()) {
-    p = put_rr(p, wide, 0x83, a, 7);  // 83 /7 ib
-    *p++ = uint8_t(imm);
-    commit(p);
-  }
+  if (uint8_t* p = reserve()) commit(put_group1_imm(p, wide, kGroup1Cmp, a, imm));
 }
 void MacroAssembler::compare_mem64(Reg a, Reg base, int32_t disp) {
   if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x3B, a, base, disp));
@@ -695,8 +770,15 @@ void MacroAssembler::set_flag(int cc, Reg dst) {
 
 void MacroAssembler::set_zero(Reg dst, bool /*wide*/) { set_flag(int(CondCode::kZero), dst); }
 
-void MacroAssembler::move_if(Cond cond, Reg dst, Reg src) { asm_.cmov(cond_code(cond), q(dst), q(src)); }
-void MacroAssembler::move_if_zero(Reg dst, Reg src) { asm_.cmov(CondCode::kZero, q(dst), q(src)); }
+void MacroAssembler::move_if(Cond cond, Reg dst, Reg src) {
+  if (uint8_t* p = reserve()) {
+    p = put_rex(p, true, dst, src);  // cmovcc r64, r64: REX.W 0F 40+cc /r
+    *p++ = 0x0F;
+    *p++ = uint8_t(0x40 | int(cond_code(cond)));
+    commit(put_modrm_reg(p, dst, src));
+  }
+}
+void MacroAssembler::move_if_zero(Reg dst, Reg src) { move_if(Cond::Eq, dst, src); }
 void MacroAssembler::jump(Label target) { branch(-1, target); }
 void MacroAssembler::jump_if(Cond cond, Label target) { branch(int(cond_code(cond)), target); }
 void MacroAssembler::jump_if_zero(Label target) { branch(int(CondCode::kZero), target); }

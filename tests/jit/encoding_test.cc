@@ -204,6 +204,37 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
         EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Xor, wide, a, imm); }, [&](auto& r) { r.xor_(gp(a, wide), Imm(imm)); }));
         EXPECT_TRUE(same([&](auto& m) { m.compare_imm(wide, a, imm); }, [&](auto& r) { r.cmp(gp(a, wide), Imm(imm)); }))
             << int(a) << " " << imm;
+        EXPECT_TRUE(same([&](auto& m) { m.int_op_imm(IntOp::Mul, wide, a, imm); },
+                         [&](auto& r) { r.imul(gp(a, wide), gp(a, wide), Imm(imm)); }))
+            << int(a) << " " << imm;
+      }
+      for (uint8_t count : {uint8_t(1), uint8_t(2), uint8_t(31), uint8_t(63)}) {
+        EXPECT_TRUE(same([&](auto& m) { m.shift_imm(ShiftOp::Shl, wide, a, count); }, [&](auto& r) { r.shl(gp(a, wide), Imm(count)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.shift_imm(ShiftOp::ShrS, wide, a, count); }, [&](auto& r) { r.sar(gp(a, wide), Imm(count)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.shift_imm(ShiftOp::ShrU, wide, a, count); }, [&](auto& r) { r.shr(gp(a, wide), Imm(count)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.shift_imm(ShiftOp::Rotl, wide, a, count); }, [&](auto& r) { r.rol(gp(a, wide), Imm(count)); }));
+        EXPECT_TRUE(same([&](auto& m) { m.shift_imm(ShiftOp::Rotr, wide, a, count); }, [&](auto& r) { r.ror(gp(a, wide), Imm(count)); }))
+            << int(a) << " " << int(count);
+      }
+      if (a != reg::rcx) {  // the count moves to rcx first (kShiftClobbers): the reference does the same
+        for (Reg count : {reg::rcx, reg::rdx, reg::r9}) {
+          if (count == a) continue;
+          auto ref = [&](x86::Assembler& r, auto op) {
+            if (count != reg::rcx) r.mov(x86::rcx, x86::gpq(count));
+            op(r);
+          };
+          EXPECT_TRUE(same([&](auto& m) { m.shift(ShiftOp::Shl, wide, a, count); },
+                           [&](auto& r) { ref(r, [&](auto& x) { x.shl(gp(a, wide), x86::cl); }); }));
+          EXPECT_TRUE(same([&](auto& m) { m.shift(ShiftOp::ShrS, wide, a, count); },
+                           [&](auto& r) { ref(r, [&](auto& x) { x.sar(gp(a, wide), x86::cl); }); }));
+          EXPECT_TRUE(same([&](auto& m) { m.shift(ShiftOp::ShrU, wide, a, count); },
+                           [&](auto& r) { ref(r, [&](auto& x) { x.shr(gp(a, wide), x86::cl); }); }));
+          EXPECT_TRUE(same([&](auto& m) { m.shift(ShiftOp::Rotl, wide, a, count); },
+                           [&](auto& r) { ref(r, [&](auto& x) { x.rol(gp(a, wide), x86::cl); }); }));
+          EXPECT_TRUE(same([&](auto& m) { m.shift(ShiftOp::Rotr, wide, a, count); },
+                           [&](auto& r) { ref(r, [&](auto& x) { x.ror(gp(a, wide), x86::cl); }); }))
+              << int(a) << " " << int(count);
+        }
       }
     }
     for (Reg b = 0; b < 16; ++b) {
@@ -226,6 +257,53 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
         EXPECT_TRUE(same([&](auto& m) { m.int_op(IntOp::Xor, wide, a, b); }, [&](auto& r) { r.xor_(ga, gb); }));
         EXPECT_TRUE(same([&](auto& m) { m.compare(wide, a, b); }, [&](auto& r) { r.cmp(ga, gb); }));
         EXPECT_TRUE(same([&](auto& m) { m.test_bits(wide, a, b); }, [&](auto& r) { r.test(ga, gb); })) << int(a) << int(b);
+        for (int32_t disp : disps) {
+          auto mem = [&](int32_t d) { return wide ? x86::qword_ptr(x86::gpq(b), d) : x86::dword_ptr(x86::gpq(b), d); };
+          EXPECT_TRUE(same([&](auto& m) { m.int_op_mem(IntOp::Add, wide, a, b, disp); }, [&](auto& r) { r.add(ga, mem(disp)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.int_op_mem(IntOp::Sub, wide, a, b, disp); }, [&](auto& r) { r.sub(ga, mem(disp)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.int_op_mem(IntOp::Mul, wide, a, b, disp); }, [&](auto& r) { r.imul(ga, mem(disp)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.int_op_mem(IntOp::And, wide, a, b, disp); }, [&](auto& r) { r.and_(ga, mem(disp)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.int_op_mem(IntOp::Or, wide, a, b, disp); }, [&](auto& r) { r.or_(ga, mem(disp)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.int_op_mem(IntOp::Xor, wide, a, b, disp); }, [&](auto& r) { r.xor_(ga, mem(disp)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.compare_mem(wide, a, b, disp); }, [&](auto& r) { r.cmp(ga, mem(disp)); }))
+              << int(a) << " " << int(b) << " " << disp;
+        }
+      }
+      const std::pair<Cond, x86::CondCode> conds[] = {
+          {Cond::Eq, x86::CondCode::kEqual},        {Cond::Ne, x86::CondCode::kNotEqual},
+          {Cond::LtS, x86::CondCode::kSignedLT},    {Cond::LtU, x86::CondCode::kUnsignedLT},
+          {Cond::GtS, x86::CondCode::kSignedGT},    {Cond::GtU, x86::CondCode::kUnsignedGT},
+          {Cond::LeS, x86::CondCode::kSignedLE},    {Cond::LeU, x86::CondCode::kUnsignedLE},
+          {Cond::GeS, x86::CondCode::kSignedGE},    {Cond::GeU, x86::CondCode::kUnsignedGE}};
+      for (auto [cond, code] : conds) {
+        EXPECT_TRUE(same([&](auto& m) { m.move_if(cond, a, b); }, [&](auto& r) { r.cmov(code, x86::gpq(a), x86::gpq(b)); }))
+            << int(a) << " " << int(b) << " " << int(cond);
+      }
+      EXPECT_TRUE(same([&](auto& m) { m.move_if_zero(a, b); }, [&](auto& r) { r.cmovz(x86::gpq(a), x86::gpq(b)); }));
+      // Unchecked division (a constant divisor): the dividend to rax, then
+      // the sign (or zero) extension into rdx and the divide.
+      if (b != reg::rax && b != reg::rdx) {
+        for (bool wide : {false, true}) {
+          for (bool is_signed : {false, true}) {
+            EXPECT_TRUE(same(
+                [&](auto& m) {
+                  auto never = m.new_label();
+                  m.divide(is_signed, wide, false, a, b, never, never, false);
+                  m.bind(never);
+                },
+                [&](auto& r) {
+                  if (a != reg::rax) r.mov(x86::rax, x86::gpq(a));
+                  if (is_signed) {
+                    if (wide) r.cqo(x86::rdx, x86::rax); else r.cdq(x86::edx, x86::eax);
+                    r.idiv(gp(reg::rdx, wide), gp(reg::rax, wide), gp(b, wide));
+                  } else {
+                    r.xor_(x86::edx, x86::edx);
+                    r.div(gp(reg::rdx, wide), gp(reg::rax, wide), gp(b, wide));
+                  }
+                }))
+                << int(a) << " " << int(b) << " " << wide << is_signed;
+          }
+        }
       }
       for (int32_t disp : disps) {
         EXPECT_TRUE(same([&](auto& m) { m.load64(a, b, disp); }, [&](auto& r) { r.mov(x86::gpq(a), x86::qword_ptr(x86::gpq(b), disp)); }));
@@ -244,6 +322,31 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
             EXPECT_TRUE(same([&](auto& m) { m.add_mem32_imm(b, disp, imm); }, [&](auto& r) { r.add(x86::dword_ptr(x86::gpq(b), disp), Imm(imm)); }))
                 << int(b) << " " << disp << " " << imm;
           }
+        }
+      }
+    }
+  }
+  // Linear-memory accesses: [base + index + disp], every width.
+  const Reg indexes[] = {reg::rax, reg::rcx, reg::rbp, reg::rsi, reg::r8, reg::r12, reg::r13, reg::r15};
+  const Reg values[] = {reg::rax, reg::rcx, reg::rdx, reg::rbx, reg::rsp, reg::rbp, reg::rsi, reg::rdi, reg::r8, reg::r12, reg::r15};
+  const int32_t mem_disps[] = {0, 8, -128, 128, 0x12345678};
+  for (Reg base = 0; base < 16; ++base) {
+    for (Reg index : indexes) {
+      for (Reg v : values) {
+        for (int32_t disp : mem_disps) {
+          auto at = [&](uint32_t size) { return x86::ptr(x86::gpq(base), x86::gpq(index), 0, disp, size); };
+          EXPECT_TRUE(same([&](auto& m) { m.load_mem(MemWidth::U8, v, base, index, disp); }, [&](auto& r) { r.movzx(x86::gpd(v), at(1)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.load_mem(MemWidth::S8, v, base, index, disp); }, [&](auto& r) { r.movsx(x86::gpq(v), at(1)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.load_mem(MemWidth::U16, v, base, index, disp); }, [&](auto& r) { r.movzx(x86::gpd(v), at(2)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.load_mem(MemWidth::S16, v, base, index, disp); }, [&](auto& r) { r.movsx(x86::gpq(v), at(2)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.load_mem(MemWidth::U32, v, base, index, disp); }, [&](auto& r) { r.mov(x86::gpd(v), at(4)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.load_mem(MemWidth::S32, v, base, index, disp); }, [&](auto& r) { r.movsxd(x86::gpq(v), at(4)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.load_mem(MemWidth::U64, v, base, index, disp); }, [&](auto& r) { r.mov(x86::gpq(v), at(8)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.store_mem(MemWidth::U8, base, index, disp, v); }, [&](auto& r) { r.mov(at(1), x86::gpb_lo(v)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.store_mem(MemWidth::U16, base, index, disp, v); }, [&](auto& r) { r.mov(at(2), x86::gpw(v)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.store_mem(MemWidth::U32, base, index, disp, v); }, [&](auto& r) { r.mov(at(4), x86::gpd(v)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.store_mem(MemWidth::U64, base, index, disp, v); }, [&](auto& r) { r.mov(at(8), x86::gpq(v)); }))
+              << int(base) << " " << int(index) << " " << int(v) << " " << disp;
         }
       }
     }
