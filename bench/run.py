@@ -33,6 +33,15 @@ frames — and a call in a loop without and with a try_table around it, on
 weft's tiers (bench/exceptions/exceptions.wat) beside the same loops in C++
 with throw/catch (bench/native/exceptions.cc, g++ -O2).
 
+The SIMD section (issue 17, `--only simd`) runs the bench/simd kernels,
+whose hot loops clang auto-vectorises: each is built for wasm32-wasi with
+`-O2 -msimd128` (the SIMD build) and without it (the scalar build), and
+natively with gcc -O2 (which vectorises them for SSE2). weft-jit runs both
+wasm builds; weft-interp, pinned Liftoff and TurboFan the SIMD build. The
+engines that run the SIMD build's v128 code in weft's interpreter (weft-interp,
+and weft-jit while `--tier-stats` reports functions left to the interpreter)
+run a smaller size whose time is scaled to the full one (marked † in the table).
+
 Usage: bench/run.py [--quick] [--build-dir DIR] [--runs N] [--only NAME,...] [--wamr IWASM]
 """
 
@@ -52,7 +61,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -95,6 +104,53 @@ KERNELS = [
     Kernel("spectral_norm", "1250", "200", "2000"),
     Kernel("base64", "625", "25", "1200"),
     Kernel("json_tokenize", "150", "5", "400"),
+]
+
+
+# SIMD kernels (issue 17, bench/simd/*.c). Every size is a number of rounds of
+# the kernel's hot loops, so its time grows linearly with the size: `full` for
+# the engines that compile the module (native ~0.1 s, gcc -O2), `interpreted`
+# for the engines that run the SIMD build's v128 code in weft's interpreter
+# (~1.2-1.5 s there, 100-500x native: at `full` one run would take 15-50 s),
+# whose time is scaled by full / interpreted; `quick` for every engine.
+# The -msimd128 builds' hot loops are v128 code (checked with wasm-objdump -d
+# for clang 14: f32x4.mul/add in saxpy and matmul_f32, v128.load16x4_s +
+# i32x4.mul in dot_i16, i8x16.add_sat_u + i16x8.mul + i8x16.narrow_i16x8_u in
+# blend_u8, i8x16.eq/lt_u + i8x16.add in byte_count, i32x4.min_s/max_s in
+# clamp_i32); the driver fails if a SIMD build holds no SIMD instruction.
+@dataclass(frozen=True)
+class SimdKernel:
+    name: str
+    full: str
+    interpreted: str
+    quick: str
+
+
+SIMD_KERNELS = [
+    SimdKernel("saxpy", "500000", "31250", "3000"),
+    SimdKernel("dot_i16", "40000", "1000", "100"),
+    SimdKernel("blend_u8", "12000", "800", "80"),
+    SimdKernel("byte_count", "8000", "400", "40"),
+    SimdKernel("matmul_f32", "4000", "320", "32"),
+    SimdKernel("clamp_i32", "10000", "1000", "100"),
+]
+
+# The SIMD section's engines: (engine of make_engines, column name, build run).
+SIMD_ENGINES = [
+    ("native", "native", "native"),
+    ("weft-jit", "weft-jit simd", "simd"),
+    ("weft-jit", "weft-jit scalar", "scalar"),
+    ("weft-interp", "weft-interp simd", "simd"),
+    ("liftoff", "liftoff simd", "simd"),
+    ("turbofan", "turbofan simd", "simd"),
+]
+# Its ratio columns, numerator / denominator (each where both engines ran).
+SIMD_RATIOS = [
+    ("weft-jit simd", "native"),
+    ("weft-jit simd", "liftoff simd"),
+    ("weft-jit simd", "weft-jit scalar"),
+    ("weft-interp simd", "native"),
+    ("liftoff simd", "native"),
 ]
 
 # Fiber benchmarks: sizes (full, quick).
@@ -258,6 +314,7 @@ WASI_CFLAGS = ["clang", "--target=wasm32-wasi", "--sysroot=/usr", "-O2"]
 class Programs:
     """Paths of everything built; kernels map name -> {variant: path}."""
     kernels: dict[str, dict[str, Path]] = field(default_factory=dict)
+    simd_kernels: dict[str, dict[str, Path]] = field(default_factory=dict)  # name -> {native, simd, scalar}
     generator_boost: Path | None = None
     generator_asyncify: Path | None = None
     generator_depth_asyncify: Path | None = None
@@ -270,10 +327,11 @@ class Programs:
 
 def build_programs(out: Path, quick: bool, log: list[str], kernels: bool = True, fibers: bool = True,
                    compile_module: bool = True, large_program: bool = True,
-                   exceptions_weft: Path | None = None) -> Programs:
-    """Builds the kernels (with the start-up baseline), the fiber programs,
-    the P7 module, the large start-up program and (given the weft that
-    translates their .wat) the exception programs, each group only when asked for."""
+                   exceptions_weft: Path | None = None, simd: bool = False) -> Programs:
+    """Builds the kernels (with the start-up baseline), the SIMD kernels, the
+    fiber programs, the P7 module, the large start-up program and (given the
+    weft that translates their .wat) the exception programs, each group only
+    when asked for."""
     programs = Programs()
     harness = BENCH / "kernels" / "harness"
     sources = [(k.name, BENCH / "kernels" / f"{k.name}.c", k.quick if quick else k.full) for k in KERNELS]
@@ -292,6 +350,8 @@ def build_programs(out: Path, quick: bool, log: list[str], kernels: bool = True,
                                   "-o", str(no_wasi), "-lm"], log)
         programs.kernels[name] = {"native": native, "wasm": wasm, "no-wasi": no_wasi}
 
+    if simd:
+        build_simd_programs(out, programs, log)
     if fibers:
         build_fiber_programs(out, programs, log)
     if exceptions_weft:
@@ -301,6 +361,26 @@ def build_programs(out: Path, quick: bool, log: list[str], kernels: bool = True,
     if large_program:
         build_large_program(out, quick, programs, log)
     return programs
+
+
+def build_simd_programs(out: Path, programs: Programs, log: list[str]) -> None:
+    """Issue 17: each bench/simd kernel natively (gcc -O2, as the kernels) and
+    for wasm32-wasi with and without -msimd128; the empty program (the
+    start-up baseline) as for the kernels, its SIMD and scalar builds alike."""
+    empty = BENCH / "startup" / "empty.c"
+    native, wasm = out / "native" / "empty", out / "wasm" / "empty.wasm"
+    build_step(native, [empty], ["gcc", "-O2", str(empty), "-o", str(native), "-lm"], log)
+    build_step(wasm, [empty], WASI_CFLAGS + [str(empty), "-o", str(wasm), "-lm"], log)
+    programs.simd_kernels["empty"] = {"native": native, "simd": wasm, "scalar": wasm}
+    for kernel in SIMD_KERNELS:
+        src = BENCH / "simd" / f"{kernel.name}.c"
+        native = out / "simd" / "native" / kernel.name
+        simd = out / "simd" / "wasm" / f"{kernel.name}.simd.wasm"
+        scalar = out / "simd" / "wasm" / f"{kernel.name}.scalar.wasm"
+        build_step(native, [src], ["gcc", "-O2", str(src), "-o", str(native), "-lm"], log)
+        build_step(simd, [src], WASI_CFLAGS + ["-msimd128", str(src), "-o", str(simd), "-lm"], log)
+        build_step(scalar, [src], WASI_CFLAGS + [str(src), "-o", str(scalar), "-lm"], log)
+        programs.simd_kernels[kernel.name] = {"native": native, "simd": simd, "scalar": scalar}
 
 
 def build_fiber_programs(out: Path, programs: Programs, log: list[str]) -> None:
@@ -556,6 +636,134 @@ def run_kernels(programs: Programs, engines: list[Engine], quick: bool, runs: in
     startup = raw.pop("empty")
     net = {k: {e: max(t - startup[e], 1e-6) for e, t in per.items()} for k, per in raw.items()}
     return net, startup, startup_wall
+
+
+# ---------------------------------------------------------------------------
+# The SIMD kernels (issue 17)
+# ---------------------------------------------------------------------------
+SIMD_OPCODE = re.compile(r"\|\s*(?:v128|[if](?:8x16|16x8|32x4|64x2))\.")
+
+
+def simd_instructions(module: Path) -> int:
+    """The number of SIMD instructions in a module's code (`wasm-objdump -d`)."""
+    result = subprocess.run(["wasm-objdump", "-d", str(module)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    if result.returncode != 0:
+        raise BenchError(f"wasm-objdump -d {module} failed:\n{result.stderr[-2000:]}")
+    return len(SIMD_OPCODE.findall(result.stdout))
+
+
+@dataclass(frozen=True)
+class TierStats:
+    """`weft run --tier=jit --tier-stats`: functions the JIT compiled and those
+    it left to the interpreter ("name: why" each)."""
+    compiled: int
+    fell_back: int
+    reasons: tuple[str, ...]
+
+
+def jit_tier_stats(weft: Path, module: Path, size: str, expected: str, timeout: float) -> TierStats:
+    """One run of module on weft's JIT with --tier-stats; its output is checked too."""
+    cmd = weft_run(weft, "jit", "--tier-stats", str(module)) + ([size] if size else [])
+    try:
+        result = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"timed out after {timeout:.0f} s: {' '.join(cmd)}") from None
+    if result.returncode != 0:
+        raise BenchError(f"exit status {result.returncode}: {' '.join(cmd)}\n{result.stderr[-2000:]}")
+    if result.stdout != expected:
+        raise BenchError(f"checksum mismatch: {' '.join(cmd)}: expected {expected.strip()!r}, "
+                         f"got {result.stdout.strip()[:200]!r}")
+    counts = re.search(r"tier jit: (\d+) functions? compiled, (\d+) fell back", result.stderr)
+    if counts is None:
+        raise BenchError(f"no tier statistics from {' '.join(cmd)}:\n{result.stderr[-2000:]}")
+    reasons = tuple(f"{name or index}: {why.strip()}" for index, name, why in re.findall(
+        r"fallback: function (\d+)(?: \(([^)]*)\))?: (?:not compiled by the JIT: )?([^\n]*)", result.stderr))
+    return TierStats(int(counts.group(1)), int(counts.group(2)), reasons)
+
+
+@dataclass
+class SimdResults:
+    columns: list[str]
+    net: dict[str, dict[str, float]] = field(default_factory=dict)   # kernel -> column -> s at full size
+    startup: dict[str, float] = field(default_factory=dict)          # column -> s (the empty program)
+    scaled: dict[str, set[str]] = field(default_factory=dict)        # kernel -> columns run at `interpreted`
+    stats: dict[str, dict[str, TierStats | None]] = field(default_factory=dict)  # kernel -> build -> weft-jit's
+    simd_ops: dict[str, int] = field(default_factory=dict)           # kernel -> SIMD instructions (SIMD build)
+
+
+def simd_engines(engines: list[Engine]) -> list[Engine]:
+    """SIMD_ENGINES' columns from make_engines' engines (those present)."""
+    by_name = {e.name: e for e in engines}
+    return [replace(by_name[base], name=column, variant=build) for base, column, build in SIMD_ENGINES
+            if base in by_name]
+
+
+def run_simd(programs: Programs, engines: list[Engine], weft: Path, quick: bool, runs: int, timeout: float,
+             clock: str) -> SimdResults:
+    """Issue 17: every SIMD kernel on every engine of simd_engines, round-robin;
+    medians after each column's start-up (the empty program), scaled to the
+    full size for the engines that ran the interpreted size: weft-interp, and
+    weft-jit on a build where --tier-stats reports functions left to the
+    interpreter (or when weft offers no --tier-stats)."""
+    results = SimdResults(columns=[e.name for e in engines])
+    jit = any(e.prefix == tuple(weft_run(weft, "jit")) for e in engines)
+    help_text = subprocess.run([str(weft), "run", "--help"], stdout=subprocess.PIPE, text=True).stdout
+    has_stats = jit and "--tier-stats" in help_text
+    raw_startup: dict[str, float] = {}
+    for kernel in [SimdKernel("empty", "", "", "")] + SIMD_KERNELS:
+        name, paths = kernel.name, programs.simd_kernels[kernel.name]
+        native_outputs: dict[str, str] = {}
+
+        def expected(size: str) -> str:
+            if size not in native_outputs:
+                native_outputs[size] = subprocess.run([str(paths["native"])] + ([size] if size else []),
+                                                      stdout=subprocess.PIPE, text=True, check=True).stdout
+            return native_outputs[size]
+
+        stats: dict[str, TierStats | None] = {"simd": None, "scalar": None}
+        if name != "empty":
+            results.simd_ops[name] = simd_instructions(paths["simd"])
+            if results.simd_ops[name] == 0:
+                raise BenchError(f"{paths['simd']} holds no SIMD instruction: clang did not vectorise {name}")
+            if has_stats:
+                stats = {build: jit_tier_stats(weft, paths[build], kernel.quick, expected(kernel.quick), timeout)
+                         for build in stats}
+            results.stats[name] = stats
+
+        def interpreted(engine: Engine) -> bool:
+            if engine.prefix == tuple(weft_run(weft, "interp")):
+                return True
+            if engine.prefix == tuple(weft_run(weft, "jit")):
+                build_stats = stats[engine.variant]
+                return build_stats is None or build_stats.fell_back > 0
+            return False
+
+        sizes = {e.name: kernel.quick if quick else kernel.interpreted if interpreted(e) else kernel.full
+                 for e in engines}
+        cases = {e.name: kernel_command(e, paths[e.variant], sizes[e.name]) for e in engines}
+        by_name = {e.name: e for e in engines}
+
+        def check(column: str, out: str) -> str | None:
+            if check_output(by_name[column], out, expected(sizes[column])):
+                return None
+            return f"expected {expected(sizes[column]).strip()!r}, got {out.strip()[:200]!r}"
+
+        started = time.perf_counter()
+        samples = measure_round_robin(cases, runs, timeout, check)
+        raw = {c: median([getattr(s, clock) for s in v]) for c, v in samples.items()}
+        progress(f"  {name:14s} " + " ".join(f"{c}={raw[c] * 1e3:.0f}ms" + (f"@{sizes[c]}" if sizes[c] else "")
+                                             for c in raw) +
+                 f"  ({time.perf_counter() - started:.0f} s, checksums ok)")
+        if name == "empty":
+            raw_startup = raw
+            continue
+        results.scaled[name] = {c for c in raw if sizes[c] != (kernel.quick if quick else kernel.full)}
+        results.net[name] = {c: max(t - raw_startup[c], 1e-6) * (int(kernel.quick if quick else kernel.full) /
+                                                                  int(sizes[c]))
+                             for c, t in raw.items()}
+    results.startup = raw_startup
+    return results
 
 
 @dataclass(frozen=True)
@@ -1033,6 +1241,72 @@ def report(net: dict, startup: dict, startup_wall: dict, engines: list[Engine], 
     return "\n".join(lines)
 
 
+def simd_table(results: SimdResults, runs: int, clock: str, quick: bool) -> str:
+    """Issue 17's table: ms per kernel and engine, the ratios of SIMD_RATIOS,
+    geomeans, and notes on the scaled cells and weft-jit's fallbacks."""
+    columns, net = results.columns, results.net
+    ratios = [(a, b) for a, b in SIMD_RATIOS if a in columns and b in columns]
+    size = "quick" if quick else "full"
+    lines = [f"SIMD kernels (issue 17; `bench/simd/*.c`): simd = clang --target=wasm32-wasi -O2 -msimd128 "
+             f"(auto-vectorised), scalar = the same without -msimd128, native = gcc -O2 (vectorised for SSE2). "
+             f"ms at the `{size}` sizes of bench/run.py's SIMD_KERNELS, medians of {runs} round-robin run(s) "
+             f"({clock} time), each engine's start-up (the empty program) subtracted.", ""]
+    header = ["kernel"] + [f"{c} ms" for c in columns] + [f"{a} / {b}" for a, b in ratios]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for kernel, times in net.items():
+        row = [kernel] + [fmt_ms(times[c]) + ("†" if c in results.scaled[kernel] else "") for c in columns]
+        row += [fmt_ratio(times[a] / times[b]) for a, b in ratios]
+        lines.append("| " + " | ".join(row) + " |")
+    row = ["**geomean** (× native)"]
+    row += [fmt_ratio(geomean([t[c] / t["native"] for t in net.values()])) + "×" for c in columns]
+    row += [fmt_ratio(geomean([t[a] / t[b] for t in net.values()])) for a, b in ratios]
+    lines.append("| " + " | ".join(row) + " |")
+    row = ["start-up (empty program; subtracted above)"] + [fmt_ms(results.startup[c]) for c in columns]
+    lines.append("| " + " | ".join(row + [""] * len(ratios)) + " |")
+    lines.append("")
+
+    def gm(a: str, b: str) -> str:
+        if a not in columns or b not in columns:
+            return "—"
+        return fmt_ratio(geomean([t[a] / t[b] for t in net.values()])) + "×"
+
+    scaled = {kernel: ", ".join(sorted(c)) for kernel, c in results.scaled.items() if c}
+    if scaled:
+        which = (f"{next(iter(scaled.values()))} in every kernel"
+                 if len(scaled) == len(net) and len(set(scaled.values())) == 1
+                 else "; ".join(f"{k}: {c}" for k, c in scaled.items()))
+        lines.append("† run at the kernel's `interpreted` size (the engine runs its v128 code in weft's interpreter) "
+                     f"and scaled linearly to the full size: {which}.")
+    if "weft-jit simd" in columns:
+        lines.append(f"weft-jit on the SIMD build: geomean {gm('weft-jit simd', 'native')} native, "
+                     f"{gm('weft-jit simd', 'liftoff simd')} Liftoff (Liftoff {gm('liftoff simd', 'native')} native, "
+                     f"TurboFan {gm('turbofan simd', 'native')} native); on the scalar build: "
+                     f"{gm('weft-jit scalar', 'native')} native, {gm('weft-jit scalar', 'liftoff simd')} "
+                     f"Liftoff on the SIMD build.")
+
+        def describe(build: str) -> str:
+            stats = {k: s[build] for k, s in results.stats.items()}
+            if any(s is None for s in stats.values()):
+                return "not reported (weft run offers no --tier-stats)"
+            def span(values: list[int]) -> str:
+                return str(min(values)) if min(values) == max(values) else f"{min(values)}-{max(values)}"
+
+            reasons = sorted({r for s in stats.values() for r in s.reasons})
+            return (f"{span([s.compiled for s in stats.values()])} compiled, "
+                    f"{span([s.fell_back for s in stats.values()])} fell back per kernel"
+                    + (f" ({'; '.join(reasons)})" if reasons else ""))
+
+        lines.append("weft-jit runs functions that use v128 in the interpreter (per-function fallback) until the SIMD "
+                     f"JIT lands. `weft run --tier=jit --tier-stats`, functions: SIMD builds {describe('simd')}; "
+                     f"scalar builds {describe('scalar')}.")
+    else:
+        lines.append("weft-jit: JIT not built (`weft run --help` offers no jit tier) — no columns.")
+    lines.append("SIMD instructions in each SIMD build (`wasm-objdump -d`): " +
+                 ", ".join(f"{k} {n}" for k, n in results.simd_ops.items()) + ".")
+    return "\n".join(lines)
+
+
 EXCEPTION_ROWS = {
     "local": "local: throw + catch in one function",
     "deep": "deep: throw 10 frames below the catch",
@@ -1195,7 +1469,8 @@ def main() -> int:
                                            "sweep and the callgrind counts), 'depth' (the depth sweep alone), "
                                            "'callgrind' (the instruction counts alone), 'compile' (P7: compile and validation speed), "
                                            "'startup' (a large program's start-up, issue 16), "
-                                           "'exceptions' (throw/catch round trips vs C++, issue 19)")
+                                           "'exceptions' (throw/catch round trips vs C++, issue 19), "
+                                           "'simd' (the -msimd128 kernels of bench/simd, issue 17)")
     parser.add_argument("--output", help="also write the report to this file")
     parser.add_argument("--wamr", metavar="IWASM",
                         help="WAMR's iwasm built with the fast JIT, for the wamr-fast-jit column (default: "
@@ -1210,7 +1485,8 @@ def main() -> int:
         return 2
     only = set(args.only.split(",")) if args.only else None
     kernel_names = {k.name for k in KERNELS}
-    unknown = (only or set()) - kernel_names - {"fibers", "depth", "callgrind", "compile", "startup", "exceptions"}
+    unknown = (only or set()) - kernel_names - {"fibers", "depth", "callgrind", "compile", "startup", "exceptions",
+                                                "simd"}
     if unknown:
         print(f"bench: --only: unknown {', '.join(sorted(unknown))}", file=sys.stderr)
         return 2
@@ -1221,7 +1497,9 @@ def main() -> int:
     run_compile = only is None or "compile" in only
     run_startup = only is None or "startup" in only
     run_exception_table = only is None or "exceptions" in only
+    run_simd_table = only is None or "simd" in only
     tools = ["gcc", "g++", "clang", "wasm-opt", "node"] + (["wasm-interp"] if run_kernel_table else [])
+    tools += ["wasm-objdump"] if run_simd_table else []
     for tool in tools:
         if shutil.which(tool) is None:
             print(f"bench: {tool} not found (run scripts/install-deps.sh)", file=sys.stderr)
@@ -1247,7 +1525,7 @@ def main() -> int:
         programs = build_programs(build_dir / "bench-programs", args.quick, log, kernels=run_kernel_table,
                                   fibers=run_generator or run_depth or run_instructions, compile_module=run_compile,
                                   large_program=run_startup,
-                                  exceptions_weft=weft if run_exception_table else None)
+                                  exceptions_weft=weft if run_exception_table else None, simd=run_simd_table)
         for cmd in log:
             progress(f"  {cmd}")
         jit = weft_has_jit(weft)
@@ -1264,6 +1542,12 @@ def main() -> int:
                      f"{', '.join(e.name for e in jit_engines)}")
             net_jit, _, _ = run_kernels(programs, jit_engines, False, runs, 0, only, timeout, args.clock,
                                         jit_sizes=True)
+        simd = None
+        if run_simd_table:
+            simd_columns = simd_engines(engines)
+            progress(f"bench: SIMD kernels (issue 17), {runs} run(s) per engine, round-robin: "
+                     f"{', '.join(e.name for e in simd_columns)}")
+            simd = run_simd(programs, simd_columns, weft, args.quick, runs, timeout, args.clock)
         fibers, p1 = None, None
         if run_generator:
             progress("bench: fiber benchmarks (P2, P3, P4)")
@@ -1310,6 +1594,8 @@ def main() -> int:
         tables.append("JIT tier at larger sizes (issue 23; `jit` sizes in bench/run.py's KERNELS, native "
                       "~0.2-0.4 s, start-up subtracted per engine):\n\n" + "\n".join(jit_table(net_jit, names)) +
                       f"\n\nkernels over 2.5× native: {', '.join(over) if over else 'none'}")
+    if simd:
+        tables.append(simd_table(simd, runs, args.clock, args.quick))
     if fibers or depth or instructions:
         tables.append(fiber_tables(fibers, depth, instructions, p1, runs, args.clock))
     if depth_probe:
@@ -1325,7 +1611,7 @@ def main() -> int:
     text = (f"weft benchmarks — {mode}; medians of {args.clock} time over {runs} run(s) per engine{what}\n"
             f"machine: {machine_description()}\n\n"
             + "\n\n".join(tables) +
-            f"\n\nall checksums match{' the native builds' if run_kernel_table else ''}; "
+            f"\n\nall checksums match{' the native builds' if run_kernel_table or run_simd_table else ''}; "
             f"{time.perf_counter() - started:.0f} s\n")
     print(text)
     if args.output:
