@@ -546,6 +546,16 @@ inline uint8_t* put_sse_rm(uint8_t* p, uint8_t prefix, bool w, uint8_t opcode, R
   *p++ = opcode;
   return put_modrm_mem(p, reg, base, disp);
 }
+inline uint8_t* put_sse_sib(uint8_t* p, uint8_t prefix, uint8_t opcode, Reg reg, Reg base, Reg index, int32_t disp) {
+  *p++ = prefix;
+  p = put_rex_sib(p, false, reg, base, index);
+  *p++ = 0x0F;
+  *p++ = opcode;
+  return put_modrm_sib(p, reg, base, index, disp);
+}
+// movd xmm, r32 / movq xmm, r64 (66 0F 6E) and back (66 0F 7E).
+inline uint8_t* put_to_xmm(uint8_t* p, FReg x, Reg r, bool f64) { return put_sse_rr(p, 0x66, f64, 0x6E, x, r); }
+inline uint8_t* put_from_xmm(uint8_t* p, Reg r, FReg x, bool f64) { return put_sse_rr(p, 0x66, f64, 0x7E, x, r); }
 }  // namespace
 
 void MacroAssembler::fp_move(FReg dst, FReg src) {
@@ -579,13 +589,12 @@ void MacroAssembler::fp_op(FloatOp op, bool f64, FReg dst, FReg src) {
 }
 
 void MacroAssembler::fp_load_mem(bool f64, FReg dst, Reg base, Reg index, int32_t disp) {
-  const x86::Mem m = x86::ptr(q(base), q(index), 0, disp);
-  f64 ? asm_.movsd(x86::xmm(dst), m) : asm_.movss(x86::xmm(dst), m);  // the load forms clear the upper bits
+  // movsd / movss xmm, m (F2 / F3 0F 10): the load forms clear the upper bits.
+  if (uint8_t* p = reserve()) commit(put_sse_sib(p, f64 ? 0xF2 : 0xF3, 0x10, dst, base, index, disp));
 }
 
 void MacroAssembler::fp_store_mem(bool f64, Reg base, Reg index, int32_t disp, FReg src) {
-  const x86::Mem m = x86::ptr(q(base), q(index), 0, disp);
-  f64 ? asm_.movsd(m, x86::xmm(src)) : asm_.movss(m, x86::xmm(src));
+  if (uint8_t* p = reserve()) commit(put_sse_sib(p, f64 ? 0xF2 : 0xF3, 0x11, src, base, index, disp));  // movsd/movss m, xmm
 }
 
 void MacroAssembler::fp_branch(FloatCond cond, bool f64, FReg a, FReg b, bool when_true, Label target) {
@@ -593,9 +602,9 @@ void MacroAssembler::fp_branch(FloatCond cond, bool f64, FReg a, FReg b, bool wh
   // and a <= b compare b with a, so that every ordering test is "above (or
   // equal)", which an unordered pair fails, and its negation "below (or
   // equal)", which it passes. Equality needs the parity flag.
-  x86::Xmm x = x86::xmm(a), y = x86::xmm(b);
+  FReg x = a, y = b;
   if (cond == FloatCond::Lt || cond == FloatCond::Le) std::swap(x, y);
-  f64 ? asm_.ucomisd(x, y) : asm_.ucomiss(x, y);
+  if (uint8_t* p = reserve()) commit(put_sse_rr(p, f64 ? 0x66 : 0, false, 0x2E, x, y));  // ucomisd / ucomiss x, y
   const int parity = int(CondCode::kParityEven), equal = int(CondCode::kEqual), not_equal = int(CondCode::kNotEqual);
   switch (cond) {
     case FloatCond::Eq: case FloatCond::Ne:
@@ -658,13 +667,11 @@ void MacroAssembler::float_sqrt(bool f64, Reg dst) {
 }
 
 void MacroAssembler::float_compare(FloatCond cond, bool f64, Reg a, Reg b) {
-  to_xmm(asm_, x86::xmm0, a, f64);
-  to_xmm(asm_, x86::xmm1, b, f64);
   // cmpss/cmpsd predicates: 0 EQ (false if unordered), 1 LT, 2 LE (false if
   // unordered), 4 NEQ (true if unordered). Gt/Ge swap the operands, so every
   // comparison is one instruction and NaN needs no parity-flag fix-up.
-  x86::Xmm x = x86::xmm0, y = x86::xmm1;
-  uint32_t predicate = 0;
+  FReg x = 0, y = 1;  // xmm0, xmm1
+  uint8_t predicate = 0;
   switch (cond) {
     case FloatCond::Eq: predicate = 0; break;
     case FloatCond::Ne: predicate = 4; break;
@@ -673,13 +680,19 @@ void MacroAssembler::float_compare(FloatCond cond, bool f64, Reg a, Reg b) {
     case FloatCond::Gt: predicate = 1; std::swap(x, y); break;
     case FloatCond::Ge: predicate = 2; std::swap(x, y); break;
   }
-  if (f64)
-    asm_.cmpsd(x, y, Imm(predicate));
-  else
-    asm_.cmpss(x, y, Imm(predicate));
+  uint8_t* p = reserve();
+  if (!p) return;
+  p = put_to_xmm(p, 0, a, f64);
+  p = put_to_xmm(p, 1, b, f64);
+  commit(p);
+  if (!(p = reserve())) return;
+  p = put_sse_rr(p, f64 ? 0xF2 : 0xF3, false, 0xC2, x, y);  // cmpsd / cmpss x, y, predicate
+  *p++ = predicate;
   // The mask is all ones or all zeros; its low bit is the i32 result.
-  asm_.movd(d(a), x);
-  asm_.and_(d(a), Imm(1));
+  p = put_from_xmm(p, a, x, false);  // movd a, x
+  p = put_rr(p, false, 0x83, a, kGroup1And);  // and a, 1
+  *p++ = 1;
+  commit(p);
 }
 
 bool MacroAssembler::can_round_floats() {
@@ -727,15 +740,19 @@ void MacroAssembler::float_copysign(bool f64, Reg dst, Reg src) {
 }
 
 void MacroAssembler::float_promote(Reg dst) {
-  asm_.movd(x86::xmm0, d(dst));
-  asm_.cvtss2sd(x86::xmm0, x86::xmm0);
-  asm_.movq(q(dst), x86::xmm0);
+  if (uint8_t* p = reserve()) {
+    p = put_to_xmm(p, 0, dst, false);               // movd xmm0, dst
+    p = put_sse_rr(p, 0xF3, false, 0x5A, 0, 0);     // cvtss2sd xmm0, xmm0
+    commit(put_from_xmm(p, dst, 0, true));          // movq dst, xmm0
+  }
 }
 
 void MacroAssembler::float_demote(Reg dst) {
-  asm_.movq(x86::xmm0, q(dst));
-  asm_.cvtsd2ss(x86::xmm0, x86::xmm0);
-  asm_.movd(d(dst), x86::xmm0);
+  if (uint8_t* p = reserve()) {
+    p = put_to_xmm(p, 0, dst, true);                // movq xmm0, dst
+    p = put_sse_rr(p, 0xF2, false, 0x5A, 0, 0);     // cvtsd2ss xmm0, xmm0
+    commit(put_from_xmm(p, dst, 0, false));         // movd dst, xmm0
+  }
 }
 
 

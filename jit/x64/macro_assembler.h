@@ -126,7 +126,9 @@ class MacroAssembler {
 
   // Room for one directly encoded instruction at the buffer's end (nullptr if
   // the buffer cannot grow; the error is recorded), and the new end after it.
-  static constexpr size_t kMaxDirectBytes = 16;  // the longest direct form is 10 bytes
+  // Room one reserve() guarantees: the longest single direct form is 10 bytes,
+  // the longest sequence written under one reserve() 14 (float_promote).
+  static constexpr size_t kMaxDirectBytes = 16;
   uint8_t* reserve() {
     if (size_t(asm_._bufferEnd - asm_._bufferPtr) >= kMaxDirectBytes) [[likely]]
       return asm_._bufferPtr;

@@ -347,9 +347,59 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
           EXPECT_TRUE(same([&](auto& m) { m.store_mem(MemWidth::U32, base, index, disp, v); }, [&](auto& r) { r.mov(at(4), x86::gpd(v)); }));
           EXPECT_TRUE(same([&](auto& m) { m.store_mem(MemWidth::U64, base, index, disp, v); }, [&](auto& r) { r.mov(at(8), x86::gpq(v)); }))
               << int(base) << " " << int(index) << " " << int(v) << " " << disp;
+          // v as an XMM register: movss/movsd loads and stores.
+          EXPECT_TRUE(same([&](auto& m) { m.fp_load_mem(false, v, base, index, disp); }, [&](auto& r) { r.movss(x86::xmm(v), at(4)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.fp_load_mem(true, v, base, index, disp); }, [&](auto& r) { r.movsd(x86::xmm(v), at(8)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.fp_store_mem(false, base, index, disp, v); }, [&](auto& r) { r.movss(at(4), x86::xmm(v)); }));
+          EXPECT_TRUE(same([&](auto& m) { m.fp_store_mem(true, base, index, disp, v); }, [&](auto& r) { r.movsd(at(8), x86::xmm(v)); }))
+              << int(base) << " " << int(index) << " " << int(v) << " " << disp;
         }
       }
     }
+  }
+  // Floats: compares into an i32 (general registers), promote/demote, and
+  // the ucomiss/ucomisd a fused float branch starts with.
+  const std::pair<FloatCond, uint32_t> predicates[] = {{FloatCond::Eq, 0}, {FloatCond::Ne, 4}, {FloatCond::Lt, 1},
+                                                       {FloatCond::Le, 2}, {FloatCond::Gt, 1}, {FloatCond::Ge, 2}};
+  for (Reg a = 0; a < 16; ++a) {
+    for (bool f64 : {false, true}) {
+      auto to_xmm = [&](x86::Assembler& r, int x, Reg g) { f64 ? r.movq(x86::xmm(x), x86::gpq(g)) : r.movd(x86::xmm(x), x86::gpd(g)); };
+      for (Reg b : {reg::rax, reg::rcx, reg::rsi, reg::r8, reg::r13, reg::r15}) {
+        for (auto [cond, predicate] : predicates) {
+          const bool swapped = cond == FloatCond::Gt || cond == FloatCond::Ge;
+          EXPECT_TRUE(same([&](auto& m) { m.float_compare(cond, f64, a, b); },
+                           [&](auto& r) {
+                             to_xmm(r, 0, a);
+                             to_xmm(r, 1, b);
+                             const x86::Xmm x = x86::xmm(swapped ? 1 : 0), y = x86::xmm(swapped ? 0 : 1);
+                             f64 ? r.cmpsd(x, y, Imm(predicate)) : r.cmpss(x, y, Imm(predicate));
+                             r.movd(x86::gpd(a), x);
+                             r.and_(x86::gpd(a), Imm(1));
+                           }))
+              << int(a) << " " << int(b) << " " << int(cond) << " " << f64;
+        }
+      }
+      for (Reg b = 0; b < 16; ++b) {  // XMM registers
+        for (FloatCond cond : {FloatCond::Gt, FloatCond::Lt}) {
+          const Bytes branch = encode([&](MacroAssembler& m) {
+            auto target = m.new_label();
+            m.fp_branch(cond, f64, a, b, true, target);
+            m.bind(target);
+          });
+          const Bytes ucomis = encode([&](MacroAssembler& m) {
+            const x86::Xmm x = x86::xmm(cond == FloatCond::Lt ? b : a), y = x86::xmm(cond == FloatCond::Lt ? a : b);
+            f64 ? m.raw().ucomisd(x, y) : m.raw().ucomiss(x, y);
+          });
+          ASSERT_GE(branch.size(), ucomis.size());
+          EXPECT_EQ(Bytes(branch.begin(), branch.begin() + ptrdiff_t(ucomis.size())), ucomis) << int(a) << " " << int(b);
+        }
+      }
+    }
+    EXPECT_TRUE(same([&](auto& m) { m.float_promote(a); },
+                     [&](auto& r) { r.movd(x86::xmm0, x86::gpd(a)); r.cvtss2sd(x86::xmm0, x86::xmm0); r.movq(x86::gpq(a), x86::xmm0); }));
+    EXPECT_TRUE(same([&](auto& m) { m.float_demote(a); },
+                     [&](auto& r) { r.movq(x86::xmm0, x86::gpq(a)); r.cvtsd2ss(x86::xmm0, x86::xmm0); r.movd(x86::gpd(a), x86::xmm0); }))
+        << int(a);
   }
   // The inline fiber switch's forms (jit/compile_fibers.cc).
   const uint8_t bytes[] = {0, 1, 2, 4, 0x7F, 0x80, 0xFF};
