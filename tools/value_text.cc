@@ -118,6 +118,28 @@ std::string format_u128(unsigned __int128 v) {
   return digits;
 }
 
+// A v128 as one unsigned 128-bit number, decimal (as wasmtime's `--invoke`
+// takes it, and as results print) or 0x hex (up to 32 digits); lane 0 is
+// its low bits.
+Result<Value> parse_v128(ValType type, std::string_view text) {
+  std::string_view digits = text;
+  const bool hex = take_hex_prefix(digits);
+  if (digits.empty()) return bad_value(type, text, "expected an unsigned decimal or 0x-prefixed hex 128-bit integer");
+  const unsigned base = hex ? 16 : 10;
+  const unsigned __int128 max = ~(unsigned __int128)0;
+  unsigned __int128 value = 0;
+  for (char c : digits) {
+    unsigned digit;
+    if (c >= '0' && c <= '9') digit = unsigned(c - '0');
+    else if (hex && c >= 'a' && c <= 'f') digit = unsigned(c - 'a' + 10);
+    else if (hex && c >= 'A' && c <= 'F') digit = unsigned(c - 'A' + 10);
+    else return bad_value(type, text, "expected an unsigned decimal or 0x-prefixed hex 128-bit integer");
+    if (value > (max - digit) / base) return bad_value(type, text, "out of range (128 bits)");
+    value = value * base + digit;
+  }
+  return Value::v128(uint64_t(value), uint64_t(value >> 64));
+}
+
 }  // namespace
 
 Result<Value> parse_cli_value(ValType type, std::string_view text) {
@@ -126,7 +148,7 @@ Result<Value> parse_cli_value(ValType type, std::string_view text) {
     case ValType::I64: return parse_integer(type, text);
     case ValType::F32:
     case ValType::F64: return parse_float(type, text);
-    case ValType::V128: return bad_value(type, text, "v128 arguments are not supported on the command line");
+    case ValType::V128: return parse_v128(type, text);
     default:
       if (text == "null") return Value::null_ref(type);
       return bad_value(type, text, "only 'null' can be passed for a reference");

@@ -113,6 +113,28 @@ TEST_P(Cli, InvokePrintsResults) {
   EXPECT_EQ(r.out, "-inf\n") << r.err;
 }
 
+// v128 arguments are one unsigned 128-bit number (decimal or 0x hex), as
+// results print: lane 0 is the low bits.
+TEST_P(Cli, InvokeTakesAndPrintsV128) {
+  fs::path wat = write("lanes.wat", R"((module
+    (func (export "add_lanes") (param v128 v128) (result v128) (i32x4.add (local.get 0) (local.get 1)))
+    (func (export "lane") (param v128 i32) (result i32)
+      (i32x4.extract_lane 3 (i8x16.shuffle 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 (local.get 0) (local.get 0)))
+      (i32x4.extract_lane 0 (local.get 0))
+      (select (local.get 1)))))");
+  CliResult r = weft("run --invoke add_lanes " + q(wat) + " 0x00000004000000030000000200000001 18446744073709551617");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // lanes {1,2,3,4} + {1,0,1,0} = {2,2,4,4}
+  EXPECT_EQ(r.out, "316912650130844326677603942402\n") << r.err;
+  r = weft("run --invoke lane " + q(wat) + " 0x0000002a000000000000000000000007 1");
+  EXPECT_EQ(r.out, "42\n") << r.err;
+  r = weft("run --invoke lane " + q(wat) + " 0x0000002a000000000000000000000007 0");
+  EXPECT_EQ(r.out, "7\n") << r.err;
+  r = weft("run --invoke lane " + q(wat) + " -1 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("invalid v128 argument '-1'"), std::string::npos) << r.err;
+}
+
 TEST_P(Cli, InvokeArgumentErrors) {
   fs::path wat = write("add.wat", kAddWat);
   CliResult r = weft("run --invoke add " + q(wat) + " 1");

@@ -71,7 +71,33 @@ TEST(ValueText, ParsesNullReferences) {
   ASSERT_TRUE(v.ok());
   EXPECT_TRUE(v->is_null());
   EXPECT_TRUE(rejects(ValType::funcref(), "3"));
-  EXPECT_TRUE(rejects(ValType::v128(), "0"));
+}
+
+TEST(ValueText, ParsesV128AsAnUnsigned128BitNumber) {
+  auto v128 = [](std::string_view text) { return parse_cli_value(ValType::v128(), text); };
+  ASSERT_TRUE(v128("0").ok());
+  EXPECT_EQ(v128("0")->raw()[0], 0u);
+  EXPECT_EQ(v128("0")->raw()[1], 0u);
+  ASSERT_TRUE(v128("18446744073709551616").ok());  // 2^64: lane bits 64..127 hold 1
+  EXPECT_EQ(v128("18446744073709551616")->raw()[0], 0u);
+  EXPECT_EQ(v128("18446744073709551616")->raw()[1], 1u);
+  ASSERT_TRUE(v128("0x000102030405060708090a0b0c0d0e0F").ok());
+  EXPECT_EQ(v128("0x000102030405060708090a0b0c0d0e0F")->raw()[0], 0x08090a0b0c0d0e0full);
+  EXPECT_EQ(v128("0x000102030405060708090a0b0c0d0e0F")->raw()[1], 0x0001020304050607ull);
+  ASSERT_TRUE(v128("340282366920938463463374607431768211455").ok());  // 2^128 - 1
+  EXPECT_EQ(v128("340282366920938463463374607431768211455")->raw()[0], ~0ull);
+  EXPECT_EQ(v128("340282366920938463463374607431768211455")->raw()[1], ~0ull);
+  // Printing and parsing round-trip.
+  const Value back = *v128(format_cli_value(Value::v128(0x1234, 0xfedcba9876543210ull)));
+  EXPECT_EQ(back.raw()[0], 0x1234u);
+  EXPECT_EQ(back.raw()[1], 0xfedcba9876543210ull);
+  EXPECT_TRUE(rejects(ValType::v128(), "340282366920938463463374607431768211456"));  // 2^128
+  EXPECT_TRUE(rejects(ValType::v128(), "0x1ffffffffffffffffffffffffffffffff"));    // 129 bits
+  EXPECT_TRUE(rejects(ValType::v128(), "-1"));
+  EXPECT_TRUE(rejects(ValType::v128(), ""));
+  EXPECT_TRUE(rejects(ValType::v128(), "0x"));
+  EXPECT_TRUE(rejects(ValType::v128(), "12a"));
+  EXPECT_TRUE(rejects(ValType::v128(), "1.5"));
 }
 
 TEST(ValueText, FormatsLikeWasmtime) {
