@@ -310,10 +310,11 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       ControlFrame f;
       WEFT_TRY(block_signature(imm.block, f.params, f.results));
       if (op == Opcode::If) {
-        Reg cond = pop_to_reg();
+        bool owned = true;
+        Reg cond = pop_condition(owned);
         spill_all();
         masm_.test_bits(false, cond, cond);
-        free_reg(cond);
+        if (owned) free_reg(cond);
         Label else_label = masm_.new_label();
         masm_.jump_if_zero(else_label);  // the false arm when zero
         open_if(f, else_label);
@@ -363,10 +364,11 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       return {};
     }
     case Opcode::BrIf: {
-      Reg cond = pop_to_reg();
+      bool owned = true;
+      Reg cond = pop_condition(owned);
       spill_all();
       masm_.test_bits(false, cond, cond);
-      free_reg(cond);
+      if (owned) free_reg(cond);
       ControlFrame& target = control_[control_.size() - 1 - imm.index];
       if (branch_needs_moves(target)) {
         Label skip = masm_.new_label();

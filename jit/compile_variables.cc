@@ -127,6 +127,12 @@ void FunctionCompiler::set_pinned_local(uint32_t local, Reg pin, bool fp, bool t
     stack_.pop_back();
     masm_.move_imm(pin, v.imm);
     masm_.store64(Registers::kFrame, slot_disp(local), pin);
+  } else if (v.loc == Loc::Slot) {
+    // A value in its slot (a block's result, say) loads straight into the pin.
+    const uint32_t position = height() - 1;
+    stack_.pop_back();
+    masm_.load64(pin, Registers::kFrame, stack_disp(position));
+    masm_.store64(Registers::kFrame, slot_disp(local), pin);
   } else {
     Reg r = pop_to_reg();
     masm_.move(pin, r);

@@ -361,6 +361,21 @@ Reg FunctionCompiler::pop_to_reg(uint32_t exclude_mask) {
   return r;
 }
 
+Reg FunctionCompiler::pop_condition(bool& owned) {
+  const StackValue& top = stack_.back();
+  if (top.loc == Loc::Local) {
+    bool fp = false;
+    const int pin = pinned_register(uint32_t(top.imm), fp);
+    if (pin >= 0 && !fp) {
+      stack_.pop_back();
+      owned = false;
+      return Reg(pin);
+    }
+  }
+  owned = true;
+  return pop_to_reg();
+}
+
 void FunctionCompiler::pop_discard() {
   if (stack_.back().loc == Loc::Reg) free_reg(stack_.back().reg);
   if (stack_.back().loc == Loc::Float) free_fp(stack_.back().reg);

@@ -248,6 +248,10 @@ class FunctionCompiler {
   void spill_all();
   // Pops the top entry into a register the caller owns (free it when done).
   Reg pop_to_reg(uint32_t exclude_mask = 0);
+  // Pops the condition of an `if` or `br_if`: a pinned integer local is
+  // tested in its own register (`owned` false: read only, not freed), with
+  // no copy; anything else as pop_to_reg.
+  Reg pop_condition(bool& owned);
   void pop_discard();
   void push_reg(Reg r) {
     claim_reg(r);
