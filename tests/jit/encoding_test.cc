@@ -275,7 +275,9 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
           {Cond::GtS, x86::CondCode::kSignedGT},    {Cond::GtU, x86::CondCode::kUnsignedGT},
           {Cond::LeS, x86::CondCode::kSignedLE},    {Cond::LeU, x86::CondCode::kUnsignedLE},
           {Cond::GeS, x86::CondCode::kSignedGE},    {Cond::GeU, x86::CondCode::kUnsignedGE}};
-      for (auto [cond, code] : conds) {
+      for (const auto& entry : conds) {
+        const Cond cond = entry.first;  // not a structured binding: clang 14 cannot capture those
+        const x86::CondCode code = entry.second;
         EXPECT_TRUE(same([&](auto& m) { m.move_if(cond, a, b); }, [&](auto& r) { r.cmov(code, x86::gpq(a), x86::gpq(b)); }))
             << int(a) << " " << int(b) << " " << int(cond);
       }
@@ -365,7 +367,9 @@ TEST(JitEncoding, DirectFormsMatchAsmjit) {
     for (bool f64 : {false, true}) {
       auto to_xmm = [&](x86::Assembler& r, int x, Reg g) { f64 ? r.movq(x86::xmm(x), x86::gpq(g)) : r.movd(x86::xmm(x), x86::gpd(g)); };
       for (Reg b : {reg::rax, reg::rcx, reg::rsi, reg::r8, reg::r13, reg::r15}) {
-        for (auto [cond, predicate] : predicates) {
+        for (const auto& entry : predicates) {
+          const FloatCond cond = entry.first;  // not a structured binding: clang 14 cannot capture those
+          const uint32_t predicate = entry.second;
           const bool swapped = cond == FloatCond::Gt || cond == FloatCond::Ge;
           EXPECT_TRUE(same([&](auto& m) { m.float_compare(cond, f64, a, b); },
                            [&](auto& r) {
