@@ -174,7 +174,8 @@ differential-fuel: deps
 	  bash tests/jit/differential.sh $(JIT_FUEL_N) $(abspath $(BUILD_DIR))/tests/jit/jit_differential
 
 # The same with SIMD in the Binaryen modules (issue 17): JIT_SIMD_N modules
-# (default 100, every export called 4 times: ~10,000 runs), no fiber programs.
+# (default 100, every export called 4 times, each module also with two
+# memories: ~20,000 runs), no fiber programs; every SIMD function compiled.
 JIT_SIMD_N ?= 100
 differential-simd: deps
 	cmake -S . -B $(BUILD_DIR) $(CMAKE_FLAGS)

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/opcodes.h"
+
 namespace weft::jit {
 
 // A general-purpose register id in the backend's hardware numbering.
@@ -45,6 +47,28 @@ enum class RoundMode : uint8_t { Nearest = 0, Floor = 1, Ceil = 2, Trunc = 3 };
 
 // Width and signedness of a linear-memory access.
 enum class MemWidth : uint8_t { U8, S8, U16, S16, U32, S32, U64 };
+
+// i8x16.shuffle's 16 lane indices (0-15: the first operand's lanes, 16-31:
+// the second's) as two byte-table lookups, one per operand (as 128-bit
+// constants, lo and hi), each index replaced by `none` where the lane comes
+// from the other operand (a lookup that yields 0: pshufb's bit 7, tbl's
+// out-of-range index).
+struct ShuffleTables {
+  uint64_t from_a[2] = {0, 0}, from_b[2] = {0, 0};
+  bool uses_a = false, uses_b = false;
+};
+inline ShuffleTables split_shuffle_lanes(const uint8_t* lanes, uint8_t none) {
+  ShuffleTables t;
+  for (int i = 0; i < 16; ++i) {
+    const uint8_t l = lanes[i] & 31;
+    const uint64_t a = l < 16 ? l : none, b = l >= 16 ? uint64_t(l - 16) : none;
+    t.from_a[i / 8] |= a << (8 * (i % 8));
+    t.from_b[i / 8] |= b << (8 * (i % 8));
+    t.uses_a |= l < 16;
+    t.uses_b |= l >= 16;
+  }
+  return t;
+}
 
 // A set of registers as a bit mask (bit r = register r).
 constexpr uint32_t reg_bit(Reg r) { return 1u << r; }

@@ -21,13 +21,6 @@ int32_t jit_entry_offset() {
   return offset;
 }
 
-bool has_vec(const FuncType& t) {
-  for (ValType v : t.params)
-    if (v.is_vec()) return true;
-  for (ValType v : t.results)
-    if (v.is_vec()) return true;
-  return false;
-}
 }  // namespace
 
 // Before a call of an imported host function (the stack spilled): this
@@ -47,13 +40,13 @@ void FunctionCompiler::check_call_result() {
 }
 
 // Expects the callee FuncInstance* in kCallee and the stack spilled.
-void FunctionCompiler::call_function(const runtime::FuncInstance*, uint32_t params, uint32_t results) {
-  uint32_t first = height() - params;
+void FunctionCompiler::call_function(const FuncType& type) {
+  uint32_t first = height() - slots_of(type.params);
   masm_.address_of(kArg[1], kFp, stack_disp(first));
   masm_.call_indirect_mem(kCallee, jit_entry_offset());
   check_call_result();
   truncate(first);
-  push_slots(results);
+  push_slots(std::span<const ValType>(type.results));
 }
 
 void FunctionCompiler::move_to_param(uint32_t position, bool fp, Reg reg) {
@@ -108,6 +101,7 @@ void FunctionCompiler::move_to_param(uint32_t position, bool fp, Reg reg) {
         masm_.fp_load(x, kFrameReg, stack_disp(position));
       else
         masm_.load64(reg, kFrameReg, stack_disp(position));
+      break;    case Loc::Vec:  // never: a v128 goes in slots (for_each_register_param)
       break;
   }
   v = StackValue{};  // spent: a slot nobody reads
@@ -127,7 +121,7 @@ FunctionCompiler::DirectTarget FunctionCompiler::direct_target(const runtime::Fu
 
 // A call of a function of this instance through its register entry (see the top).
 void FunctionCompiler::call_direct(DirectTarget target, const FuncType& type) {
-  const uint32_t params = uint32_t(type.params.size()), first = height() - params;
+  const uint32_t params = slots_of(type.params), first = height() - params;
   for (uint32_t i = 0; i < first; ++i) spill(i);
   forget_mirrors();  // what stays are the pins, which no parameter register is
   // Each argument's register as an id (a general register r is r, a float
@@ -181,8 +175,8 @@ void FunctionCompiler::call_direct(DirectTarget target, const FuncType& type) {
   }
   check_call_result();
   truncate(first);
-  if (type.results.size() != 1) {
-    push_slots(uint32_t(type.results.size()));
+  if (!returns_in_register(type)) {
+    push_slots(std::span<const ValType>(type.results));
   } else if (type.results[0] == ValType::f32() || type.results[0] == ValType::f64()) {
     push_fp(Registers::kFloatResult);  // also in its slot; the register saves the reload
   } else {
@@ -235,7 +229,7 @@ void FunctionCompiler::tail_call_function(uint32_t params) {
     masm_.load64(Registers::kTemp0, kFp, stack_disp(first + i));
     masm_.store64(kFp, slot_disp(i), Registers::kTemp0);
   }
-  if (type_.results.size() == 1) {
+  if (returns_in_register(type_)) {
     // A direct caller takes a one-value result from Registers::kResult, which
     // JIT code and the executor's stubs set and the host adapter does not:
     // a callee that is not JIT code is called, and its result returned. (So
@@ -267,23 +261,20 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
   switch (op) {
     case Opcode::ReturnCall: {
       runtime::FuncInstance* callee = instance_.functions[imm.index];
-      if (has_vec(*callee->type)) return unsupported("return_call with v128 values");
       spill_all();
       if (callee->is_host()) record_host_caller();
       masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(callee));
-      tail_call_function(uint32_t(callee->type->params.size()));
+      tail_call_function(callee->param_slots);
       return {};
     }
     case Opcode::ReturnCallIndirect: {
       const FuncType& type = module_.types[imm.index];
-      if (has_vec(type)) return unsupported("return_call_indirect with v128 values");
       resolve_indirect_callee(imm);
-      tail_call_function(uint32_t(type.params.size()));
+      tail_call_function(slots_of(type.params));
       return {};
     }
     case Opcode::Call: {
       runtime::FuncInstance* callee = instance_.functions[imm.index];
-      if (has_vec(*callee->type)) return unsupported("call with v128 values");
       if (const DirectTarget target = direct_target(callee)) {
         call_direct(target, *callee->type);
         return {};
@@ -291,25 +282,23 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
       spill_all();
       if (callee->is_host()) record_host_caller();
       masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(callee));
-      call_function(callee, uint32_t(callee->type->params.size()), uint32_t(callee->type->results.size()));
+      call_function(*callee->type);
       return {};
     }
     case Opcode::CallIndirect: {
       const FuncType& type = module_.types[imm.index];
-      if (has_vec(type)) return unsupported("call_indirect with v128 values");
       resolve_indirect_callee(imm);
-      call_function(nullptr, uint32_t(type.params.size()), uint32_t(type.results.size()));
+      call_function(type);
       return {};
     }
     case Opcode::CallRef:
     case Opcode::ReturnCallRef: {
       const FuncType& type = module_.types[imm.index];
-      if (has_vec(type)) return unsupported("call_ref with v128 values");
       reference_callee();
       if (op == Opcode::CallRef)
-        call_function(nullptr, uint32_t(type.params.size()), uint32_t(type.results.size()));
+        call_function(type);
       else
-        tail_call_function(uint32_t(type.params.size()));
+        tail_call_function(slots_of(type.params));
       return {};
     }
     default:

@@ -95,7 +95,7 @@ void FunctionCompiler::prologue(bool params_in_registers) {
   masm_.jump_if_above(overflow);
   // Declared locals start at zero — zeroed through the pin of one of them,
   // if one is pinned, so that its register needs nothing more.
-  uint32_t params = uint32_t(type_.params.size());
+  const uint32_t params = self_->param_slots;
   Reg zero = t0;
   for (uint32_t i = 0; i < num_pins_; ++i)
     if (!pins_[i].fp && pins_[i].local >= params) {
@@ -147,7 +147,7 @@ void FunctionCompiler::leave_frame() {
 }
 
 void FunctionCompiler::epilogue_and_stubs() {
-  const bool one_result = type_.results.size() == 1;
+  const bool one_result = returns_in_register(type_);
   masm_.bind(result_in_register_);  // return_label_ itself unless one_result
   masm_.move_imm(Registers::kReturn, 0);
   masm_.bind(exit_label_);  // trap paths too, with kReturn = 1
@@ -236,7 +236,7 @@ void FunctionCompiler::else_frame() {
   }
   masm_.bind(f.else_label);
   truncate(f.height);
-  push_slots(f.params);  // spilled at the `if`
+  push_slots(f.param_types);  // spilled at the `if`
   f.kind = ControlFrame::Kind::Else;
   f.unreachable = false;
 }
@@ -275,7 +275,7 @@ void FunctionCompiler::end_frame() {
   switch (f.kind) {
     case ControlFrame::Kind::Function:
       if (!f.unreachable) {
-        push_slots(f.results);
+        push_slots(f.result_types);
         move_branch_values(f);
         truncate(f.height);
       }
@@ -296,7 +296,7 @@ void FunctionCompiler::end_frame() {
       break;  // its label is the header
   }
   control_.pop_back();
-  push_slots(f.results);
+  push_slots(f.result_types);
 }
 
 Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm, bool& handled) {
@@ -308,7 +308,7 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       return {};
     case Opcode::Block: case Opcode::Loop: case Opcode::If: {
       ControlFrame f;
-      WEFT_TRY(block_signature(imm.block, f.params, f.results));
+      WEFT_TRY(block_signature(imm.block, f));
       if (op == Opcode::If) {
         bool owned = true;
         Reg cond = pop_condition(owned);
@@ -461,7 +461,7 @@ Result<void> FunctionCompiler::branch_on_condition(const Jump& jump) {
   WEFT_TRY(read_instruction(imm));
   if (imm.op == Opcode::If) {
     ControlFrame f;
-    WEFT_TRY(block_signature(imm.block, f.params, f.results));
+    WEFT_TRY(block_signature(imm.block, f));
     Label else_label = masm_.new_label();
     jump(false, else_label);
     open_if(f, else_label);

@@ -17,11 +17,6 @@ namespace {
 constexpr Reg kCtx = Registers::kContext, kFp = Registers::kFrame;
 constexpr const Reg* kArg = Registers::kArg;
 
-bool has_vec(const std::vector<ValType>& types) {
-  for (ValType t : types)
-    if (t.is_vec()) return true;
-  return false;
-}
 }  // namespace
 
 Label FunctionCompiler::exception_exit(bool recorded) {
@@ -37,7 +32,7 @@ Result<void> FunctionCompiler::compile_exception(Opcode op, const Instruction& i
       if (catch_sites_out_ == nullptr) return unsupported("try_table");
       spill_all();
       ControlFrame f;
-      WEFT_TRY(block_signature(imm.block, f.params, f.results));
+      WEFT_TRY(block_signature(imm.block, f));
       catch_sites_out_->push_back(std::make_unique<CatchSite>());
       TryLanding landing;
       landing.site = catch_sites_out_->back().get();
@@ -48,7 +43,6 @@ Result<void> FunctionCompiler::compile_exception(Opcode op, const Instruction& i
         CatchSite::Clause c;
         if (clause.has_tag()) {
           const runtime::TagInstance* tag = instance_.tags[clause.tag];
-          if (has_vec(tag->type->params)) return unsupported("v128 exception payload");
           c.tag_id = tag->id;
           c.payload_slots = tag->param_slots;
         }
@@ -77,9 +71,8 @@ Result<void> FunctionCompiler::compile_exception(Opcode op, const Instruction& i
     }
     case Opcode::Throw: {
       const runtime::TagInstance* tag = instance_.tags[imm.index];
-      if (has_vec(tag->type->params)) return unsupported("v128 exception payload");
       spill_all();
-      const uint32_t first = height() - uint32_t(tag->type->params.size());
+      const uint32_t first = height() - tag->param_slots;
       masm_.move(kArg[0], kCtx);
       masm_.move_imm(kArg[1], reinterpret_cast<uint64_t>(tag));
       masm_.address_of(kArg[2], kFp, stack_disp(first));

@@ -51,9 +51,6 @@ constexpr uint8_t as_byte(fibers::FiberState s) { return uint8_t(s); }
 
 enum FiberStatusCode : int32_t { kContinue = 0, kTrapped = 1, kEvent = 2 };
 
-bool has_vec(const std::vector<ValType>& types) {
-  return std::any_of(types.begin(), types.end(), [](ValType t) { return t.is_vec(); });
-}
 }  // namespace
 
 Label FunctionCompiler::clause_label(uint32_t body_offset) {
@@ -335,23 +332,21 @@ void FunctionCompiler::event_clause(uint32_t tag_index) {
     free_reg(value);
   }
   reload_after_call();
-  push_slots(slots);
+  push_slots(std::span<const ValType>(instance_.tags[tag_index]->type->params));
 }
 
 Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   if (op != Opcode::Handle && sites_out_ == nullptr) return unsupported("fiber instructions");
   auto tag_params = [&](uint32_t tag_index) -> Result<uint32_t> {
-    const runtime::TagInstance* tag = instance_.tags[tag_index];
-    if (has_vec(tag->type->params)) return unsupported("v128 event payload");
-    return uint32_t(tag->type->params.size());
+    return instance_.tags[tag_index]->param_slots;
   };
   switch (op) {
     case Opcode::Handle: {
       // Values below the handle must be in their slots at every clause entry.
       spill_all();
       ControlFrame f;
-      WEFT_TRY(block_signature(imm.block, f.params, f.results));
+      WEFT_TRY(block_signature(imm.block, f));
       f.kind = ControlFrame::Kind::Handle;
       f.height = height() - f.params;
       f.target_slot = num_locals_ + f.height;
@@ -366,8 +361,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
     }
     case Opcode::FiberNew: case Opcode::FiberSpawn: {
       runtime::FuncInstance* callee = instance_.functions[imm.index];
-      if (has_vec(callee->type->params) || has_vec(callee->type->results)) return unsupported("v128 fiber function");
-      const uint32_t args = uint32_t(callee->type->params.size()) - 1;  // the first is the fiber itself
+      const uint32_t args = callee->param_slots - 1;  // the first is the fiber itself
       spill_all();
       const uint32_t first = height() - args;
       FiberSite* site = new_fiber_site(op);
@@ -384,7 +378,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
         push_slots(1);
         return {};
       }
-      site->result_slots = uint32_t(callee->type->results.size());
+      site->result_slots = callee->result_slots;
       Label stub = dispatch_stub(*site);
       call_fiber_helper(site);
       masm_.compare_imm(false, Registers::kReturn, kTrapped);
@@ -392,7 +386,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       masm_.jump_if(Cond::GtU, stub);
       reload_after_call();
       truncate(first);
-      push_slots(site->result_slots);
+      push_slots(std::span<const ValType>(callee->type->results));
       return {};
     }
     case Opcode::FiberResume: case Opcode::FiberSuspendTo: case Opcode::FiberSuspend: case Opcode::FiberSwitch: {
@@ -421,8 +415,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       site->result_slot = num_locals_ + first;
       if (op == Opcode::FiberResume || op == Opcode::FiberSuspendTo) {
         const FuncType& g = module_.types[imm.index];
-        if (has_vec(g.results)) return unsupported("v128 fiber results");
-        site->result_slots = uint32_t(g.results.size());
+        site->result_slots = slots_of(g.results);
       }
       Label stub = dispatch_stub(*site);
       // Sanitizer builds switch only through fiber_context, which tells ASan.
@@ -452,7 +445,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       masm_.jump_if(Cond::GtU, stub);
       reload_after_call();
       truncate(first);
-      push_slots(site->result_slots);
+      push_slots(std::span<const ValType>(module_.types[imm.index].results));
       return {};
     }
     case Opcode::FiberRetire: case Opcode::FiberRetireto: {

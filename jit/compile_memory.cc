@@ -84,6 +84,52 @@ Reg FunctionCompiler::pop_address64() {
   return r;
 }
 
+// The address operand, popped and checked for an access of `bytes` at the
+// instruction's offset (see the top): the access is then at [base + addr +
+// disp]. The caller frees addr, and base unless it is Registers::kMemoryBase.
+FunctionCompiler::CheckedAddress FunctionCompiler::pop_checked_address(const Instruction& imm, uint32_t bytes) {
+  const bool address64 = memory_at(imm.memory)->type.limits.address64;
+  Reg addr = address64 ? pop_address64() : pop_address();
+  // ea = zext(addr) + offset; in bounds iff ea + bytes ≤ size (64-bit: no overflow).
+  uint64_t offset = imm.mem_offset;
+  if (offset > UINT32_MAX) {  // (a 64-bit memory's) beyond any memory this engine makes
+    masm_.jump(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+    offset = 0;
+  }
+  int32_t disp = int32_t(offset);
+  if (offset + bytes > 0x7FFFFFFFu) {
+    masm_.move_imm(kScratch, offset);
+    masm_.int_op(IntOp::Add, true, addr, kScratch);
+    disp = 0;
+  }
+  Reg base = Registers::kMemoryBase;
+  if (imm.memory != 0) {
+    // base and size of memory k into two registers; the size is free again after the check.
+    const runtime::MemoryInstance* m = instance_.memories[imm.memory];
+    base = alloc_reg();
+    const Reg size = alloc_reg();
+    masm_.move_imm(base, reinterpret_cast<uint64_t>(m));
+    masm_.load64(size, base, field_offset(m, &m->size_bytes));
+    masm_.load64(base, base, field_offset(m, &m->data));
+    masm_.address_of(kScratch, addr, disp + int32_t(bytes));
+    masm_.compare(true, kScratch, size);
+    masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+    free_reg(size);
+  } else if (guarded_memory_) {
+    // Any zext(addr) + offset + bytes lies inside the guard region: out of
+    // bounds faults, and the handler resumes at this function's trap stub.
+    if (!has_memory_trap_) {
+      memory_trap_ = trap_label(runtime::TrapKind::MemoryOutOfBounds);
+      has_memory_trap_ = true;
+    }
+  } else {
+    masm_.address_of(kScratch, addr, disp + int32_t(bytes));
+    masm_.compare(true, kScratch, Registers::kMemorySize);
+    masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
+  }
+  return {addr, base, disp};
+}
+
 Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   if (std::optional<Access> access = access_of(op)) {
@@ -101,45 +147,7 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       else
         value = pop_to_reg();
     }
-    const bool address64 = memory_at(imm.memory)->type.limits.address64;
-    Reg addr = address64 ? pop_address64() : pop_address();
-    // ea = zext(addr) + offset; in bounds iff ea + bytes ≤ size (64-bit: no overflow).
-    uint64_t offset = imm.mem_offset;
-    if (offset > UINT32_MAX) {  // (a 64-bit memory's) beyond any memory this engine makes
-      masm_.jump(trap_label(runtime::TrapKind::MemoryOutOfBounds));
-      offset = 0;
-    }
-    int32_t disp = int32_t(offset);
-    if (offset + access->bytes > 0x7FFFFFFFu) {
-      masm_.move_imm(kScratch, offset);
-      masm_.int_op(IntOp::Add, true, addr, kScratch);
-      disp = 0;
-    }
-    Reg base = Registers::kMemoryBase;
-    if (imm.memory != 0) {
-      // base and size of memory k into two registers; the size is free again after the check.
-      const runtime::MemoryInstance* m = instance_.memories[imm.memory];
-      base = alloc_reg();
-      const Reg size = alloc_reg();
-      masm_.move_imm(base, reinterpret_cast<uint64_t>(m));
-      masm_.load64(size, base, field_offset(m, &m->size_bytes));
-      masm_.load64(base, base, field_offset(m, &m->data));
-      masm_.address_of(kScratch, addr, disp + int32_t(access->bytes));
-      masm_.compare(true, kScratch, size);
-      masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
-      free_reg(size);
-    } else if (guarded_memory_) {
-      // Any zext(addr) + offset + bytes lies inside the guard region: out of
-      // bounds faults, and the handler resumes at this function's trap stub.
-      if (!has_memory_trap_) {
-        memory_trap_ = trap_label(runtime::TrapKind::MemoryOutOfBounds);
-        has_memory_trap_ = true;
-      }
-    } else {
-      masm_.address_of(kScratch, addr, disp + int32_t(access->bytes));
-      masm_.compare(true, kScratch, Registers::kMemorySize);
-      masm_.jump_if_above(trap_label(runtime::TrapKind::MemoryOutOfBounds));
-    }
+    const auto [addr, base, disp] = pop_checked_address(imm, access->bytes);
     if (access->store && fp_value) {
       masm_.fp_store_mem(f64, base, addr, disp, fp);
       free_reg(addr);

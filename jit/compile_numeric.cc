@@ -25,8 +25,9 @@ bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
   const uint8_t* const at = reader_.cursor();
   Instruction set;
   bool fp = false;
-  const int pin = reader_.next(set) ? pinned_register(set.index, fp) : -1;
-  const uint32_t local = set.index;
+  const bool read = reader_.next(set);
+  const uint32_t local = read ? local_slot(set.index) : 0;
+  const int pin = read ? pinned_register(local, fp) : -1;
   auto is_local = [&](const StackValue& v) { return v.loc == Loc::Local && v.imm == local; };
   // The other operand's position: `local op other`, or `other op local` when op commutes.
   uint32_t other = UINT32_MAX;
@@ -72,9 +73,11 @@ bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
     case Loc::Slot:
       masm_.int_op_mem(op, wide, p, Registers::kFrame, stack_disp(other));
       break;
+    case Loc::Vec:  // never: no integer operation takes a v128
+      break;
   }
   masm_.store64(Registers::kFrame, slot_disp(local), p);
-  if (set.op == Opcode::LocalTee) push_value(StackValue{Loc::Local, 0, local});
+  if (set.op == Opcode::LocalTee) push_value(StackValue{Loc::Local, 0, false, local});
   return true;
 }
 

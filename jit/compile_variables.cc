@@ -36,9 +36,14 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
     case Opcode::Nop:
       return {};
     case Opcode::Drop:
+      if (stack_.back().vec_hi) pop_discard();  // a v128: both halves
       pop_discard();
       return {};
     case Opcode::Select: case Opcode::SelectT: {
+      if (stack_[height() - 2].vec_hi) {  // (an untyped select may take v128s too)
+        select_v128();
+        return {};
+      }
       Reg cond = pop_to_reg();
       Reg b = pop_to_reg();
       Reg a = pop_to_reg();
@@ -50,38 +55,43 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       return {};
     }
     case Opcode::LocalSet: case Opcode::LocalTee: {
+      if (local_is_vec(imm.index)) {
+        set_v128_local(local_slot(imm.index), op == Opcode::LocalTee);
+        return {};
+      }
+      const uint32_t local = local_slot(imm.index);
       // The value first (it may read this very local), then older lazy reads
       // of the local, then the store.
-      if (stack_.back().loc == Loc::Local && stack_.back().imm == imm.index) {
+      if (stack_.back().loc == Loc::Local && stack_.back().imm == local) {
         Reg r = pop_to_reg();
         push_reg(r);
       }
       const StackValue top = stack_.back();
       stack_.pop_back();
-      materialize_local(imm.index);
+      materialize_local(local);
       push_value(top);
       bool fp_pin = false;
-      if (const int pin = pinned_register(imm.index, fp_pin); pin >= 0) {
-        set_pinned_local(imm.index, Reg(pin), fp_pin, op == Opcode::LocalTee);
+      if (const int pin = pinned_register(local, fp_pin); pin >= 0) {
+        set_pinned_local(local, Reg(pin), fp_pin, op == Opcode::LocalTee);
         return {};
       }
       StackValue& v = stack_.back();
-      forget_local_mirrors(imm.index);  // its old value is gone from now on
+      forget_local_mirrors(local);  // its old value is gone from now on
       if (v.loc == Loc::Float) {  // a float result goes to the local as it is
-        masm_.fp_store(Registers::kFrame, slot_disp(imm.index), v.reg);
-        fp_mirror_[v.reg] = int32_t(imm.index);
+        masm_.fp_store(Registers::kFrame, slot_disp(local), v.reg);
+        fp_mirror_[v.reg] = int32_t(local);
         mirrors_recorded_ = true;
         if (op == Opcode::LocalSet) pop_discard();
         return {};
       }
       if (v.loc == Loc::Const && int64_t(v.imm) == int64_t(int32_t(v.imm))) {
-        masm_.store64_imm(Registers::kFrame, slot_disp(imm.index), int32_t(v.imm));
+        masm_.store64_imm(Registers::kFrame, slot_disp(local), int32_t(v.imm));
         if (op == Opcode::LocalSet) pop_discard();
         return {};
       }
       Reg r = pop_to_reg();
-      masm_.store64(Registers::kFrame, slot_disp(imm.index), r);
-      gpr_mirror_[r] = int32_t(imm.index);
+      masm_.store64(Registers::kFrame, slot_disp(local), r);
+      gpr_mirror_[r] = int32_t(local);
       mirrors_recorded_ = true;
       if (op == Opcode::LocalTee)
         push_reg(r);
@@ -92,16 +102,27 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
     case Opcode::GlobalGet: {
       // Globals never move: their value's address is a constant.
       runtime::GlobalInstance* g = instance_.globals[imm.index];
-      if (g->type.type.is_vec()) return unsupported("v128 global");
       Reg r = alloc_reg();
       masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[0]));
       masm_.load64(r, Registers::kScratch, 0);
       push_reg(r);
+      if (g->type.type.is_vec()) {  // the high half too
+        Reg hi = alloc_reg();
+        masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[1]));
+        masm_.load64(hi, Registers::kScratch, 0);
+        push_reg(hi);
+        stack_.back().vec_hi = true;
+      }
       return {};
     }
     case Opcode::GlobalSet: {
       runtime::GlobalInstance* g = instance_.globals[imm.index];
-      if (g->type.type.is_vec()) return unsupported("v128 global");
+      if (g->type.type.is_vec()) {  // the high half first (it is on top)
+        Reg hi = pop_to_reg();
+        masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[1]));
+        masm_.store64(Registers::kScratch, 0, hi);
+        free_reg(hi);
+      }
       Reg r = pop_to_reg();
       masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[0]));
       masm_.store64(Registers::kScratch, 0, r);
@@ -112,6 +133,42 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       handled = false;
       return {};
   }
+}
+
+// A typed select of two v128s: the stack spilled, the second operand's two
+// slots copied over the first's when the condition is zero.
+void FunctionCompiler::select_v128() {
+  Reg cond = pop_to_reg();
+  spill_all();
+  const uint32_t b = height() - 2, a = height() - 4;
+  Label keep = masm_.new_label();
+  masm_.test_bits(false, cond, cond);
+  free_reg(cond);
+  masm_.jump_if_nonzero(keep);
+  for (uint32_t i = 0; i < 2; ++i) {
+    masm_.load64(Registers::kScratch, Registers::kFrame, stack_disp(b + i));
+    masm_.store64(Registers::kFrame, stack_disp(a + i), Registers::kScratch);
+  }
+  masm_.bind(keep);
+  truncate(b);
+}
+
+// local.set/tee of a v128 local (its first slot `local`): the value into a
+// vector register first (it may read this very local), then older lazy reads
+// of the local, then the store.
+void FunctionCompiler::set_v128_local(uint32_t local, bool tee) {
+  const FReg x = pop_vec();
+  materialize_local(local);
+  materialize_local(local + 1);
+  masm_.vec_store(Registers::kFrame, slot_disp(local), x);
+  forget_local_mirrors(local);
+  forget_local_mirrors(local + 1);
+  fp_mirror_[x] = int32_t(local);  // the register mirrors the whole local (pop_vec)
+  mirrors_recorded_ = true;
+  if (tee)
+    push_vec(x);
+  else
+    free_fp(x);
 }
 
 // The value on top goes to the pin and (write-through) to the slot; a tee
@@ -139,7 +196,7 @@ void FunctionCompiler::set_pinned_local(uint32_t local, Reg pin, bool fp, bool t
     free_reg(r);
     masm_.store64(Registers::kFrame, slot_disp(local), pin);
   }
-  if (tee) push_value(StackValue{Loc::Local, 0, local});
+  if (tee) push_value(StackValue{Loc::Local, 0, false, local});
 }
 
 }  // namespace weft::jit

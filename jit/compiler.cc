@@ -15,7 +15,7 @@ namespace weft::jit {
 namespace {
 // The family that compiled each opcode (compile_instruction); Unknown until
 // the first time. Relaxed atomics: stores on other threads may compile too.
-enum class Family : uint8_t { Unknown, Numeric, Control, Variable, Memory, Call, Table, Fiber, Exception };
+enum class Family : uint8_t { Unknown, Numeric, Control, Variable, Memory, Call, Table, Fiber, Exception, Simd };
 std::atomic<uint8_t> g_family[kOpcodeCount];
 }  // namespace
 
@@ -68,7 +68,27 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
   control_.reserve(16);
   trap_labels_.reserve(8);
   num_locals_ = info.num_locals;
-  frame_slots_ = info.num_locals + info.max_stack_height;
+  // Locals by frame slot: a v128 local takes two. Without one, local i is
+  // slot i and the table stays empty.
+  local_slots_.clear();
+  bool has_vec_local = false;
+  for (ValType t : type_.params) has_vec_local |= t.is_vec();
+  for (const LocalGroup& g : function_.locals) has_vec_local |= g.type.is_vec() && g.count;
+  if (has_vec_local) {
+    uint32_t slot = 0;
+    for (ValType t : type_.params) {
+      local_slots_.push_back(slot);
+      slot += t.is_vec() ? 2 : 1;
+    }
+    for (const LocalGroup& g : function_.locals)
+      for (uint32_t i = 0; i < g.count; ++i) {
+        local_slots_.push_back(slot);
+        slot += g.type.is_vec() ? 2 : 1;
+      }
+    local_slots_.push_back(slot);  // the end: local i is a v128 iff its next starts two further
+    num_locals_ = slot;
+  }
+  frame_slots_ = num_locals_ + info.max_stack_height;
   metered_ = metered;
   if (instance.store && instance.store->interruptible()) interrupt_flag_ = instance.store->interrupt_flag();
   uses_memory_ = info.uses_memory;
@@ -93,11 +113,11 @@ void FunctionCompiler::choose_pinned_locals(const validator::FunctionInfo& info)
     const ValType t = local_type(local);
     if ((t == ValType::i32() || t == ValType::i64()) && gprs < std::size(Registers::kPinnableLocals)) {
       const Reg r = Registers::kPinnableLocals[gprs++];
-      pins_[num_pins_++] = {local, r, false};
+      pins_[num_pins_++] = {local_slot(local), r, false};
       claim_reg(r);
     } else if ((t == ValType::f32() || t == ValType::f64()) && fprs < std::size(Registers::kFloatPinnableLocals)) {
       const FReg x = Registers::kFloatPinnableLocals[fprs++];
-      pins_[num_pins_++] = {local, x, true};
+      pins_[num_pins_++] = {local_slot(local), x, true};
       fp_used_ |= 1u << x;
     }
   }
@@ -146,7 +166,7 @@ Reg FunctionCompiler::result_register_hint() {
   reader_.set_cursor(at);
   if (!read || call.index < first_defined_ || call.index >= instance_.functions.size()) return kNoReg;
   const runtime::FuncInstance* callee = instance_.functions[call.index];
-  const size_t last = callee->type->params.size();
+  const size_t last = callee->param_slots;
   if (!direct_target(callee) || last == 0) return kNoReg;
   Reg hint = kNoReg;
   for_each_register_param(*callee->type, [&](uint32_t i, bool fp, Reg r) {
@@ -211,7 +231,7 @@ FReg FunctionCompiler::alloc_fp() {
       return x;
     }
   for (uint32_t i = 0; i < stack_.size(); ++i)
-    if (stack_[i].loc == Loc::Float) {
+    if (stack_[i].loc == Loc::Float || (stack_[i].loc == Loc::Vec && !stack_[i].vec_hi)) {
       FReg x = stack_[i].reg;
       spill(i);
       fp_used_ |= 1u << x;
@@ -222,6 +242,7 @@ FReg FunctionCompiler::alloc_fp() {
 }
 
 FReg FunctionCompiler::pop_to_fp() {
+  if (stack_.back().loc == Loc::Vec) spill(height() - 1);  // (a v128's half as a float: rare)
   StackValue v = stack_.back();
   uint32_t position = height() - 1;
   stack_.pop_back();
@@ -269,7 +290,7 @@ void FunctionCompiler::materialize_local(uint32_t index) {
         masm_.gpr_from_fp(r, FReg(x));
       else
         masm_.load64(r, Registers::kFrame, slot_disp(index));
-      stack_[i] = StackValue{Loc::Reg, r, 0};
+      stack_[i] = StackValue{Loc::Reg, r, stack_[i].vec_hi, 0};
     }
 }
 
@@ -289,6 +310,14 @@ void FunctionCompiler::evict_all(uint32_t mask) {
 void FunctionCompiler::spill(uint32_t position) {
   StackValue& v = stack_[position];
   constexpr Reg fp = Registers::kFrame, scratch = Registers::kScratch;
+  if (v.loc == Loc::Vec) {  // both entries, from the low one's register
+    const uint32_t lo = v.vec_hi ? position - 1 : position;
+    masm_.vec_store(fp, stack_disp(lo), stack_[lo].reg);
+    free_fp(stack_[lo].reg);
+    stack_[lo].loc = Loc::Slot;
+    if (lo + 1 < stack_.size()) stack_[lo + 1].loc = Loc::Slot;
+    return;
+  }
   if (v.loc == Loc::Reg) {
     masm_.store64(fp, stack_disp(position), v.reg);
     free_reg(v.reg);
@@ -323,6 +352,18 @@ void FunctionCompiler::spill_all() {
 }
 
 Reg FunctionCompiler::pop_to_reg(uint32_t exclude_mask) {
+  if (stack_.back().loc == Loc::Vec) {  // one half of a v128 in a vector register
+    const StackValue half = stack_.back();
+    stack_.pop_back();
+    const Reg r = alloc_reg(exclude_mask);
+    if (half.vec_hi) {
+      masm_.gpr_from_vec_hi(r, half.reg);  // the low entry keeps the register
+    } else {
+      masm_.gpr_from_fp(r, half.reg);  // (the high entry is gone already)
+      free_fp(half.reg);
+    }
+    return r;
+  }
   StackValue v = stack_.back();
   uint32_t position = height() - 1;
   stack_.pop_back();
@@ -376,14 +417,22 @@ Reg FunctionCompiler::pop_condition(bool& owned) {
   return pop_to_reg();
 }
 
+void FunctionCompiler::push_slots(std::span<const ValType> types) {
+  for (ValType t : types) {
+    push_value(StackValue{Loc::Slot, 0, false, 0});
+    if (t.is_vec()) push_value(StackValue{Loc::Slot, 0, true, 0});
+  }
+}
+
 void FunctionCompiler::pop_discard() {
   if (stack_.back().loc == Loc::Reg) free_reg(stack_.back().reg);
   if (stack_.back().loc == Loc::Float) free_fp(stack_.back().reg);
+  if (stack_.back().loc == Loc::Vec && !stack_.back().vec_hi) free_fp(stack_.back().reg);
   stack_.pop_back();
 }
 
 void FunctionCompiler::push_slots(uint32_t count) {
-  for (uint32_t i = 0; i < count; ++i) push_value(StackValue{Loc::Slot, 0, 0});
+  for (uint32_t i = 0; i < count; ++i) push_value(StackValue{Loc::Slot, 0, false, 0});
 }
 
 void FunctionCompiler::truncate(uint32_t new_height) {
@@ -408,46 +457,45 @@ Label FunctionCompiler::trap_label(runtime::TrapKind kind) {
   return trap_labels_.back().second;
 }
 
-Result<void> FunctionCompiler::read_failed_or_select(bool read, const Instruction& insn) {
+Result<void> FunctionCompiler::read_failed_or_select(bool read, const Instruction&) {
   // The body was validated: a failure here means a broken IR, reported as such.
   if (!read)
     return make_error(ErrorKind::Malformed, std::string("JIT: ") + reader_.error(),
                       Location::in_function(self_->index, instr_offset_));
-  if (!insn.select_types.empty() && insn.select_types[0].is_vec())
-    return unsupported("select of v128");
   return {};
 }
 
-Result<void> FunctionCompiler::block_signature(const BlockType& block, uint32_t& params, uint32_t& results) const {
-  params = results = 0;
+Result<void> FunctionCompiler::block_signature(const BlockType& block, ControlFrame& f) const {
+  // (Spans over the module's types, which outlive the compiler, or over a constant.)
+  static const ValType kOneV128[1] = {ValType::v128()};
+  static const ValType kOneScalar[1] = {ValType::i64()};
+  f.params = f.results = 0;
+  f.param_types = f.result_types = {};
   switch (block.kind) {
     case BlockType::Empty: return {};
     case BlockType::Value:
-      if (block.value.is_vec()) return unsupported("v128 block");
-      results = 1;  // every other value type, typed fiber references included, is one slot wide
+      // Every value type but v128, typed fiber references included, is one slot wide.
+      f.result_types = block.value.is_vec() ? std::span<const ValType>(kOneV128) : std::span<const ValType>(kOneScalar);
+      f.results = slots_of(f.result_types);
       return {};
     case BlockType::TypeIndex: break;
   }
   const FuncType& ft = module_.types[block.type_index];
-  for (ValType t : ft.params)
-    if (t.is_vec()) return unsupported("v128 block");
-  for (ValType t : ft.results)
-    if (t.is_vec()) return unsupported("v128 block");
-  params = uint32_t(ft.params.size());
-  results = uint32_t(ft.results.size());
+  f.param_types = ft.params;
+  f.result_types = ft.results;
+  f.params = slots_of(ft.params);
+  f.results = slots_of(ft.results);
   return {};
 }
 
 Result<void> FunctionCompiler::compile() {
-  for (ValType t : type_.params)
-    if (t.is_vec()) return unsupported("v128 parameter");
-  for (ValType t : type_.results)
-    if (t.is_vec()) return unsupported("v128 result");
-  for (const LocalGroup& g : function_.locals)
-    if (g.type.is_vec() && g.count) return unsupported("v128 local");
-
+  if (instance_.store) {
+    const std::vector<std::string>& listed = instance_.store->config().jit_interpreted_functions;
+    if (!listed.empty() && std::find(listed.begin(), listed.end(), module_.function_name(self_->index)) != listed.end())
+      return unsupported("listed in Config::jit_interpreted_functions");
+  }
   return_label_ = masm_.new_label();
-  result_in_register_ = type_.results.size() == 1 ? masm_.new_label() : return_label_;
+  result_in_register_ = returns_in_register(type_) ? masm_.new_label() : return_label_;
   exit_label_ = masm_.new_label();
   common_trap_ = masm_.new_label();
   propagate_ = masm_.new_label();
@@ -469,7 +517,8 @@ Result<void> FunctionCompiler::compile() {
 
   ControlFrame body;
   body.kind = ControlFrame::Kind::Function;
-  body.results = uint32_t(type_.results.size());
+  body.results = slots_of(type_.results);
+  body.result_types = type_.results;
   body.label = return_label_;
   body.target_slot = 0;
   control_.push_back(body);
@@ -512,6 +561,7 @@ Result<void> FunctionCompiler::compile_in_family(uint8_t family, Opcode op, cons
     case Family::Table: return compile_table(op, imm, handled);
     case Family::Fiber: return compile_fiber(op, imm, handled);
     case Family::Exception: return compile_exception(op, imm, handled);
+    case Family::Simd: return compile_simd(op, imm, handled);
     case Family::Unknown: case Family::Numeric: break;
   }
   handled = false;
@@ -522,7 +572,13 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   // The commonest instructions first, without a family's frame (of the
   // variable family): local.get is a lazy entry, loaded by its consumer.
   if (op == Opcode::LocalGet) {
-    push_value(StackValue{Loc::Local, 0, imm.index});
+    if (local_slots_.empty()) [[likely]] {
+      push_value(StackValue{Loc::Local, 0, false, imm.index});
+      return {};
+    }
+    const uint32_t slot = local_slots_[imm.index];
+    push_value(StackValue{Loc::Local, 0, false, slot});
+    if (local_slots_[imm.index + 1] - slot == 2) push_value(StackValue{Loc::Local, 0, true, slot + 1});
     return {};
   }
   if (op == Opcode::I32Const || op == Opcode::I64Const) {
@@ -545,7 +601,7 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   const uint8_t family = known.load(std::memory_order_relaxed);
   // Mirrors survive only straight-line families (see compiler.h).
   if (family != uint8_t(Family::Numeric) && family != uint8_t(Family::Variable) &&
-      family != uint8_t(Family::Memory))
+      family != uint8_t(Family::Memory) && family != uint8_t(Family::Simd))
     forget_mirrors();
   if (family == uint8_t(Family::Numeric)) {
     if (compile_numeric(op)) return {};
@@ -564,7 +620,7 @@ Result<void> FunctionCompiler::compile_first_of_its_kind(Opcode op, const Instru
     known.store(uint8_t(Family::Numeric), std::memory_order_relaxed);
     return {};
   }
-  for (uint8_t f = uint8_t(Family::Control); f <= uint8_t(Family::Exception); ++f) {
+  for (uint8_t f = uint8_t(Family::Control); f <= uint8_t(Family::Simd); ++f) {
     WEFT_TRY(compile_in_family(f, op, imm, handled));
     if (handled) {
       known.store(f, std::memory_order_relaxed);

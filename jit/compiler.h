@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,11 +35,19 @@ enum class Loc : uint8_t {
   Float,  // a float in float register `reg` (Registers::kFloatAllocatable; owned by this entry alone)
   Local,  // the current value of local `imm`, not loaded yet (local.get is
           // lazy: the consumer loads it into the register class it needs)
+  Vec,    // both entries of a v128: the vector register `reg` (Registers::
+          // kFloatAllocatable), owned by the low entry
 };
 
+// A v128 is two consecutive entries, its low and high 64 bits, each of
+// which any location can hold (a local's two slots, two constants, two
+// registers…): the generic machinery (spills, branches, calls) moves them
+// as it moves any two values, and the SIMD instructions take them from and
+// leave them in their canonical slots (compile_simd.cc).
 struct StackValue {
   Loc loc = Loc::Slot;
   Reg reg = 0;
+  bool vec_hi = false;  // the high half of a v128 (drop pops both)
   uint64_t imm = 0;
 };
 
@@ -52,25 +61,43 @@ struct ControlFrame {
   Label label;           // branch target: the end (block/if/function) or the header (loop)
   Label else_label;      // if: start of the false arm
   uint32_t target_slot = 0;  // frame slot where a branch's values go
+  // params and results count frame slots; these are their value types (to
+  // mark v128 halves when the values are pushed back from their slots).
+  std::span<const ValType> param_types, result_types;
   bool unreachable = false;  // the rest of the current arm is dead code
   uint32_t branch_arity() const { return kind == Kind::Loop ? params : results; }
 };
 
 // The parameters a direct call passes in registers (Registers::kParams,
 // kFloatParams: the first integer and the first float parameters, in order):
-// f(index, is_float, reg) for each; the others go in their frame slots.
+// f(slot, is_float, reg) for each, `slot` being the parameter's frame slot
+// (a v128 takes two slots and never a register); the others go in their slots.
 template <class F>
 void for_each_register_param(const FuncType& type, F&& f) {
   size_t ints = 0, floats = 0;
+  uint32_t slot = 0;
   for (uint32_t i = 0; i < type.params.size(); ++i) {
     const ValType t = type.params[i];
     if (t == ValType::f32() || t == ValType::f64()) {
-      if (floats < std::size(Registers::kFloatParams)) f(i, true, Registers::kFloatParams[floats++]);
+      if (floats < std::size(Registers::kFloatParams)) f(slot, true, Registers::kFloatParams[floats++]);
     } else if (!t.is_vec() && ints < std::size(Registers::kParams)) {
-      f(i, false, Registers::kParams[ints++]);
+      f(slot, false, Registers::kParams[ints++]);
     }
+    slot += t.is_vec() ? 2 : 1;
     if (ints == std::size(Registers::kParams) && floats == std::size(Registers::kFloatParams)) return;
   }
+}
+
+// Frame slots of values of these types: a v128 takes two (lo, hi), every other value one.
+inline uint32_t slots_of(std::span<const ValType> types) {
+  uint32_t slots = 0;
+  for (ValType t : types) slots += t.is_vec() ? 2 : 1;
+  return slots;
+}
+// A function with this type returns its result in Registers::kResult or
+// kFloatResult (as well as in slot 0): exactly one result, not a v128.
+inline bool returns_in_register(const FuncType& type) {
+  return type.results.size() == 1 && !type.results[0].is_vec();
 }
 
 // The register entry of a function the JIT left to the interpreter
@@ -190,7 +217,7 @@ class FunctionCompiler {
   FReg pop_to_fp();
   void push_fp(FReg x) {
     fp_used_ |= 1u << x;
-    push_value(StackValue{Loc::Float, x, 0});
+    push_value(StackValue{Loc::Float, x, false, 0});
   }
   // Before local `index` is written: entries still reading it lazily are
   // loaded now, so they keep the old value.
@@ -236,6 +263,8 @@ class FunctionCompiler {
   }
   // local.set/tee of a pinned local (compile_variables.cc).
   void set_pinned_local(uint32_t local, Reg pin, bool fp, bool tee);
+  void set_v128_local(uint32_t local, bool tee);  // compile_variables.cc
+  void select_v128();
   void forget_local_mirrors(uint32_t local);
   int mirror_of_local(const int32_t (&mirrors)[32], uint32_t local) const;
   void free_reg(Reg r) { reg_used_ &= ~(1u << r); }
@@ -255,15 +284,16 @@ class FunctionCompiler {
   void pop_discard();
   void push_reg(Reg r) {
     claim_reg(r);
-    push_value(StackValue{Loc::Reg, r, 0});
+    push_value(StackValue{Loc::Reg, r, false, 0});
   }
-  void push_const(uint64_t value) { push_value(StackValue{Loc::Const, 0, value}); }
+  void push_const(uint64_t value) { push_value(StackValue{Loc::Const, 0, false, value}); }
   // Every entry goes on the stack here: one below spilled_below_ lowers it.
   void push_value(StackValue v) {
     if (stack_.size() < spilled_below_) spilled_below_ = uint32_t(stack_.size());
     stack_.push_back(v);
   }
   void push_slots(uint32_t count);  // results a call or label left in canonical slots
+  void push_slots(std::span<const ValType> types);  // the same, typed: v128 halves marked
   void truncate(uint32_t new_height);
   void reload_memory();
   // Memory `index` of the instance (memory 0: the one in the pinned registers).
@@ -271,12 +301,19 @@ class FunctionCompiler {
     return index == 0 ? memory_ : instance_.memories[index];
   }
   Reg pop_address();  // compile_memory.cc
+  struct CheckedAddress {
+    Reg addr;
+    Reg base;
+    int32_t disp;
+  };
+  CheckedAddress pop_checked_address(const Instruction& imm, uint32_t bytes);
   Reg pop_address64();
   void trap_if_above_u32(Reg r, runtime::TrapKind kind);  // compile_memory.cc
   void check_index64(uint32_t depth, runtime::TrapKind kind);  // compile_tables.cc
   Label trap_label(runtime::TrapKind kind);
 
-  Result<void> block_signature(const BlockType& block, uint32_t& params, uint32_t& results) const;
+  // The frame's params and results (in slots) and their types.
+  Result<void> block_signature(const BlockType& block, ControlFrame& f) const;
   // A tail call to the FuncInstance* in Registers::kCallee with `params` arguments on top of
   // the (spilled) stack: they move to the frame base, this frame is torn down
   // as by a return, and the callee is jumped to — it returns to our caller.
@@ -311,6 +348,22 @@ class FunctionCompiler {
   Result<void> compile_table(Opcode op, const Instruction& imm, bool& handled);     // compile_tables.cc
   Result<void> compile_fiber(Opcode op, const Instruction& imm, bool& handled);     // compile_fibers.cc
   Result<void> compile_exception(Opcode op, const Instruction& imm, bool& handled); // compile_exceptions.cc
+  Result<void> compile_simd(Opcode op, const Instruction& imm, bool& handled);      // compile_simd.cc
+  // A SIMD memory access of `bytes` at the address in stack slot `position`
+  // (the stack spilled): checked against the memory's size (traps), the host
+  // address returned in a register the caller owns.
+  Reg simd_host_address(const Instruction& imm, uint32_t bytes, uint32_t position);
+  void push_v128_slots();  // a v128 result in its two canonical slots
+  // Pops the v128 on top (two entries) into a vector register the caller owns.
+  FReg pop_vec();
+  void push_vec(FReg x) {
+    fp_used_ |= 1u << x;
+    push_value(StackValue{Loc::Vec, x, false, 0});
+    push_value(StackValue{Loc::Vec, x, true, 0});
+  }
+  // The SIMD instructions compiled on a v128's two halves in general
+  // registers (compile_simd.cc); false for the others, with nothing done.
+  bool simd_on_halves(Opcode op, const Instruction& imm);
   // A bulk memory/table instruction as a helper call (jit/context.h: BulkHelper).
   void call_bulk(const void* helper, const void* a, const void* b, uint32_t operands, uint32_t results);
 
@@ -395,7 +448,9 @@ class FunctionCompiler {
   void exception_stubs();
 
   // compile_calls.cc
-  void call_function(const runtime::FuncInstance* callee_hint, uint32_t params, uint32_t results);
+  // A call of the FuncInstance* in Registers::kCallee through its jit_entry
+  // (the stack spilled): all arguments in their slots.
+  void call_function(const FuncType& type);
   // A direct call's target: a label in this buffer, or else an address.
   struct DirectTarget {
     const Label* label = nullptr;
@@ -425,7 +480,15 @@ class FunctionCompiler {
   InstructionReader reader_;
   size_t instr_offset_ = 0;  // body offset of the instruction being compiled
 
-  uint32_t num_locals_ = 0;  // params + declared locals
+  uint32_t num_locals_ = 0;  // frame slots of the params and declared locals
+  // Local index → its first frame slot, and one entry past the last local;
+  // empty when every local is one slot wide (local i is slot i). The compiler
+  // works in slots: a Loc::Local entry's imm and a pin's `local` are slots.
+  std::vector<uint32_t> local_slots_;
+  uint32_t local_slot(uint32_t local) const { return local_slots_.empty() ? local : local_slots_[local]; }
+  bool local_is_vec(uint32_t local) const {
+    return !local_slots_.empty() && local_slots_[local + 1] - local_slots_[local] == 2;
+  }
   uint32_t frame_slots_ = 0;
   std::vector<StackValue> stack_;
   // The entries below this height are all in their slots (spill_all did it,

@@ -9,7 +9,8 @@
 # Usage: scripts/test-arm64.sh [test|differential]   (env: BUILD_DIR=build-arm64, JOBS=2)
 #   test (default; `make test-arm64`, part of `make test`): build, ctest under
 #     qemu, then with a JIT tier a differential slice of JIT_DIFF_N=80 Binaryen
-#     modules and JIT_FIBER_N=1000 fiber programs (≥ 10,000 runs).
+#     modules and JIT_FIBER_N=1000 fiber programs (≥ 10,000 runs), and one of
+#     SIMD_DIFF_N=40 Binaryen modules with SIMD.
 #   differential (`make differential-jit-arm64`): build, then the differential
 #     at `make differential-jit`'s counts (JIT_DIFF_N=300, JIT_FIBER_N=2500:
 #     ~40,000 runs).
@@ -49,8 +50,8 @@ build="${BUILD_DIR:-$root/build-arm64}"
 jobs="${JOBS:-2}"
 mode="${1:-test}"
 case "$mode" in
-  test) diff_n="${JIT_DIFF_N:-80}" fiber_n="${JIT_FIBER_N:-1000}" ;;
-  differential) diff_n="${JIT_DIFF_N:-300}" fiber_n="${JIT_FIBER_N:-2500}" ;;
+  test) diff_n="${JIT_DIFF_N:-80}" fiber_n="${JIT_FIBER_N:-1000}" simd_diff_n="${SIMD_DIFF_N:-40}" ;;
+  differential) diff_n="${JIT_DIFF_N:-300}" fiber_n="${JIT_FIBER_N:-2500}" simd_diff_n="${SIMD_DIFF_N:-100}" ;;
   *) echo "usage: scripts/test-arm64.sh [test|differential]" >&2; exit 2 ;;
 esac
 
@@ -88,6 +89,10 @@ fi
 if [ -x "$differential_driver" ]; then
   env FIBER_N="$fiber_n" ${JIT_FIBER_SEED:+FIBER_SEED="$JIT_FIBER_SEED"} KEEP="$build/jit-differential" \
     bash "$root/tests/jit/differential.sh" "$diff_n" "$differential_driver"
+  # The same with SIMD in the Binaryen modules: the NEON code and the thunks
+  # against the interpreter (SIMD_DIFF_N modules, ~200 runs each).
+  env SIMD=1 FIBER_N=0 KEEP="$build/jit-differential-simd" \
+    bash "$root/tests/jit/differential.sh" "$simd_diff_n" "$differential_driver"
   phase_done "the differential"
 elif [ "$mode" = differential ]; then
   echo "test-arm64: this AArch64 build has no JIT tier (jit/CMakeLists.txt): no differential to run" >&2

@@ -2,12 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace weft {
 
 // Interpreter: the translating interpreter (interpreter/). Jit: the baseline
-// JIT (jit/, x86-64 and AArch64); functions it cannot compile (SIMD) run in
-// the interpreter, and on other machines everything does.
+// JIT (jit/, x86-64 and AArch64), which compiles every function (those listed
+// in Config::jit_interpreted_functions, or any it fails to compile, run in the
+// interpreter); on other machines the interpreter runs everything.
 enum class Tier : uint8_t { Interpreter, Jit };
 
 // One configuration shared by the CLI and embedders.
@@ -70,15 +73,20 @@ struct Config {
   bool interruptible = false;
   // Compilation: by default each function is compiled (JIT) or translated
   // (interpreter) at its first call — lazily — so a large module starts
-  // without compiling code it never runs; a function the interpreter cannot
-  // translate (SIMD, for now) then fails at its first call, after the whole
-  // module was validated. With eager_compilation every function is compiled
-  // or translated at instantiation (such a module fails to instantiate).
+  // without compiling code it never runs. With eager_compilation every
+  // function is compiled or translated at instantiation.
   bool eager_compilation = false;
   // Profiling: the JIT appends each instance's function code ranges to
   // /tmp/perf-PID.map, so `perf report` names JIT code `wasm:NAME` (also with
   // WEFT_PERF_MAP=1 in the environment; `weft run --profile=perfmap`).
   bool perf_map = false;
+  // Diagnosis (JIT tier): functions the JIT leaves to the interpreter, as if
+  // it could not compile them, named as weft's messages name them (the name
+  // section's name, else an export name, else "func[N]"). The two tiers then
+  // run side by side in one instance, calling each other: a way to rule the
+  // JIT out when a function misbehaves, and how tests reach the boundary
+  // between the tiers. Empty (the default): the JIT compiles every function.
+  std::vector<std::string> jit_interpreted_functions;
   // Guard regions (JIT tier, x86-64): each 32-bit memory reserves 8 GiB of
   // address space (any 32-bit address plus a 32-bit offset lands inside it),
   // everything past the memory's size inaccessible, so JIT code accesses

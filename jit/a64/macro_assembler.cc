@@ -709,3 +709,286 @@ void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resu
 }
 
 }  // namespace weft::jit::a64
+
+namespace weft::jit::a64 {
+
+// ---- 128-bit vectors ---------------------------------------------------------
+// A q register: ldr/str with a 16-byte-scaled offset, else ldur/stur (±256),
+// else the address in kTmp2. Slots are 8-byte aligned, so most need the unscaled form.
+void MacroAssembler::vec_load(FReg dst, Reg base, int32_t disp) {
+  if (disp >= 0 && disp % 16 == 0 && disp / 16 < 4096) {
+    asm_.ldr(arm::v(dst), asmjit::a64::ptr(x(base), disp));
+  } else if (disp >= -256 && disp < 256) {
+    asm_.ldur(arm::v(dst), asmjit::a64::ptr(x(base), disp));
+  } else {
+    add_imm(true, kTmp2, base, disp);
+    asm_.ldr(arm::v(dst), asmjit::a64::ptr(x(kTmp2)));
+  }
+}
+void MacroAssembler::vec_store(Reg base, int32_t disp, FReg src) {
+  if (disp >= 0 && disp % 16 == 0 && disp / 16 < 4096) {
+    asm_.str(arm::v(src), asmjit::a64::ptr(x(base), disp));
+  } else if (disp >= -256 && disp < 256) {
+    asm_.stur(arm::v(src), asmjit::a64::ptr(x(base), disp));
+  } else {
+    add_imm(true, kTmp2, base, disp);
+    asm_.str(arm::v(src), asmjit::a64::ptr(x(kTmp2)));
+  }
+}
+
+void MacroAssembler::vec_load_mem(FReg dst, Reg base, Reg index, int32_t disp) {
+  asm_.add(x(kTmp2), x(base), x(index));  // (vec_load's long form adds in place, through kTmp)
+  vec_load(dst, kTmp2, disp);
+}
+void MacroAssembler::vec_store_mem(Reg base, Reg index, int32_t disp, FReg src) {
+  asm_.add(x(kTmp2), x(base), x(index));
+  vec_store(kTmp2, disp, src);
+}
+void MacroAssembler::vec_constant(FReg dst, uint64_t lo, uint64_t hi) {
+  move_imm(kTmp, lo);
+  move_imm(kTmp2, hi);
+  vec_from_gprs(dst, kTmp, kTmp2);
+}
+void MacroAssembler::vec_move(FReg dst, FReg src) { asm_.mov(arm::v(dst).b16(), arm::v(src).b16()); }
+void MacroAssembler::vec_from_gprs(FReg dst, Reg lo, Reg hi) {
+  asm_.fmov(arm::d(dst), x(lo));  // (clears the high half)
+  asm_.ins(arm::v(dst).d(1), x(hi));
+}
+void MacroAssembler::gpr_from_vec_hi(Reg dst, FReg src) { asm_.umov(x(dst), arm::v(src).d(1)); }
+
+bool MacroAssembler::vec_binary(Opcode op, FReg dst, FReg src, bool emit) {
+  const arm::Vec a = arm::v(dst), b = arm::v(src);
+  switch (op) {
+    case Opcode::V128And: if (!emit) return true; asm_.and_(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::V128Or: if (!emit) return true; asm_.orr(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::V128Xor: if (!emit) return true; asm_.eor(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::V128Andnot: if (!emit) return true; asm_.bic(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16Add: if (!emit) return true; asm_.add(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16Sub: if (!emit) return true; asm_.sub(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I16x8Add: if (!emit) return true; asm_.add(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8Sub: if (!emit) return true; asm_.sub(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8Mul: if (!emit) return true; asm_.mul(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I32x4Add: if (!emit) return true; asm_.add(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I32x4Sub: if (!emit) return true; asm_.sub(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I32x4Mul: if (!emit) return true; asm_.mul(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I64x2Add: if (!emit) return true; asm_.add(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::I64x2Sub: if (!emit) return true; asm_.sub(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::I8x16Eq: if (!emit) return true; asm_.cmeq(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I16x8Eq: if (!emit) return true; asm_.cmeq(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I32x4Eq: if (!emit) return true; asm_.cmeq(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I8x16GtS: if (!emit) return true; asm_.cmgt(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I16x8GtS: if (!emit) return true; asm_.cmgt(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I32x4GtS: if (!emit) return true; asm_.cmgt(a.s4(), a.s4(), b.s4()); return true;
+    // IEEE arithmetic as Wasm defines it (a NaN result may be any NaN).
+    case Opcode::F32x4Add: if (!emit) return true; asm_.fadd(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::F32x4Sub: if (!emit) return true; asm_.fsub(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::F32x4Mul: if (!emit) return true; asm_.fmul(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::F32x4Div: if (!emit) return true; asm_.fdiv(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::F64x2Add: if (!emit) return true; asm_.fadd(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::F64x2Sub: if (!emit) return true; asm_.fsub(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::F64x2Mul: if (!emit) return true; asm_.fmul(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::F64x2Div: if (!emit) return true; asm_.fdiv(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::I8x16AddSatS: if (!emit) return true; asm_.sqadd(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16AddSatU: if (!emit) return true; asm_.uqadd(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16SubSatS: if (!emit) return true; asm_.sqsub(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16SubSatU: if (!emit) return true; asm_.uqsub(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I16x8AddSatS: if (!emit) return true; asm_.sqadd(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8AddSatU: if (!emit) return true; asm_.uqadd(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8SubSatS: if (!emit) return true; asm_.sqsub(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8SubSatU: if (!emit) return true; asm_.uqsub(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I8x16MinS: if (!emit) return true; asm_.smin(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16MinU: if (!emit) return true; asm_.umin(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16MaxS: if (!emit) return true; asm_.smax(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16MaxU: if (!emit) return true; asm_.umax(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I16x8MinS: if (!emit) return true; asm_.smin(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8MinU: if (!emit) return true; asm_.umin(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8MaxS: if (!emit) return true; asm_.smax(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8MaxU: if (!emit) return true; asm_.umax(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I32x4MinS: if (!emit) return true; asm_.smin(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I32x4MinU: if (!emit) return true; asm_.umin(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I32x4MaxS: if (!emit) return true; asm_.smax(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I32x4MaxU: if (!emit) return true; asm_.umax(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I8x16AvgrU: if (!emit) return true; asm_.urhadd(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I16x8AvgrU: if (!emit) return true; asm_.urhadd(a.h8(), a.h8(), b.h8()); return true;
+    // Unsigned and signed orderings: cmhi/cmhs/cmgt/cmge, swapped for < and <=.
+    case Opcode::I8x16GtU: if (!emit) return true; asm_.cmhi(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16GeU: if (!emit) return true; asm_.cmhs(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16LtU: if (!emit) return true; asm_.cmhi(a.b16(), b.b16(), a.b16()); return true;
+    case Opcode::I8x16LeU: if (!emit) return true; asm_.cmhs(a.b16(), b.b16(), a.b16()); return true;
+    case Opcode::I8x16GeS: if (!emit) return true; asm_.cmge(a.b16(), a.b16(), b.b16()); return true;
+    case Opcode::I8x16LtS: if (!emit) return true; asm_.cmgt(a.b16(), b.b16(), a.b16()); return true;
+    case Opcode::I8x16LeS: if (!emit) return true; asm_.cmge(a.b16(), b.b16(), a.b16()); return true;
+    case Opcode::I16x8GtU: if (!emit) return true; asm_.cmhi(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8GeU: if (!emit) return true; asm_.cmhs(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8LtU: if (!emit) return true; asm_.cmhi(a.h8(), b.h8(), a.h8()); return true;
+    case Opcode::I16x8LeU: if (!emit) return true; asm_.cmhs(a.h8(), b.h8(), a.h8()); return true;
+    case Opcode::I16x8GeS: if (!emit) return true; asm_.cmge(a.h8(), a.h8(), b.h8()); return true;
+    case Opcode::I16x8LtS: if (!emit) return true; asm_.cmgt(a.h8(), b.h8(), a.h8()); return true;
+    case Opcode::I16x8LeS: if (!emit) return true; asm_.cmge(a.h8(), b.h8(), a.h8()); return true;
+    case Opcode::I32x4GtU: if (!emit) return true; asm_.cmhi(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I32x4GeU: if (!emit) return true; asm_.cmhs(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I32x4LtU: if (!emit) return true; asm_.cmhi(a.s4(), b.s4(), a.s4()); return true;
+    case Opcode::I32x4LeU: if (!emit) return true; asm_.cmhs(a.s4(), b.s4(), a.s4()); return true;
+    case Opcode::I32x4GeS: if (!emit) return true; asm_.cmge(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::I32x4LtS: if (!emit) return true; asm_.cmgt(a.s4(), b.s4(), a.s4()); return true;
+    case Opcode::I32x4LeS: if (!emit) return true; asm_.cmge(a.s4(), b.s4(), a.s4()); return true;
+    case Opcode::I64x2Eq: if (!emit) return true; asm_.cmeq(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::I64x2GtS: if (!emit) return true; asm_.cmgt(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::I64x2GeS: if (!emit) return true; asm_.cmge(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::I64x2LtS: if (!emit) return true; asm_.cmgt(a.d2(), b.d2(), a.d2()); return true;
+    case Opcode::I64x2LeS: if (!emit) return true; asm_.cmge(a.d2(), b.d2(), a.d2()); return true;
+    case Opcode::F32x4Eq: if (!emit) return true; asm_.fcmeq(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::F32x4Gt: if (!emit) return true; asm_.fcmgt(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::F32x4Ge: if (!emit) return true; asm_.fcmge(a.s4(), a.s4(), b.s4()); return true;
+    case Opcode::F32x4Lt: if (!emit) return true; asm_.fcmgt(a.s4(), b.s4(), a.s4()); return true;
+    case Opcode::F32x4Le: if (!emit) return true; asm_.fcmge(a.s4(), b.s4(), a.s4()); return true;
+    case Opcode::F64x2Eq: if (!emit) return true; asm_.fcmeq(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::F64x2Gt: if (!emit) return true; asm_.fcmgt(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::F64x2Ge: if (!emit) return true; asm_.fcmge(a.d2(), a.d2(), b.d2()); return true;
+    case Opcode::F64x2Lt: if (!emit) return true; asm_.fcmgt(a.d2(), b.d2(), a.d2()); return true;
+    case Opcode::F64x2Le: if (!emit) return true; asm_.fcmge(a.d2(), b.d2(), a.d2()); return true;
+    // Saturating narrows: the low half from dst, the high half from src.
+    case Opcode::I8x16NarrowI16x8S: if (!emit) return true; asm_.sqxtn(a.b8(), a.h8()); asm_.sqxtn2(a.b16(), b.h8()); return true;
+    case Opcode::I8x16NarrowI16x8U: if (!emit) return true; asm_.sqxtun(a.b8(), a.h8()); asm_.sqxtun2(a.b16(), b.h8()); return true;
+    case Opcode::I16x8NarrowI32x4S: if (!emit) return true; asm_.sqxtn(a.h4(), a.s4()); asm_.sqxtn2(a.h8(), b.s4()); return true;
+    case Opcode::I16x8NarrowI32x4U: if (!emit) return true; asm_.sqxtun(a.h4(), a.s4()); asm_.sqxtun2(a.h8(), b.s4()); return true;
+    default: return false;
+  }
+}
+
+bool MacroAssembler::vec_unary(Opcode op, FReg dst, bool emit) {
+  const arm::Vec a = arm::v(dst);
+  switch (op) {
+    case Opcode::I8x16Abs: if (!emit) return true; asm_.abs(a.b16(), a.b16()); return true;
+    case Opcode::I16x8Abs: if (!emit) return true; asm_.abs(a.h8(), a.h8()); return true;
+    case Opcode::I32x4Abs: if (!emit) return true; asm_.abs(a.s4(), a.s4()); return true;
+    case Opcode::I64x2Abs: if (!emit) return true; asm_.abs(a.d2(), a.d2()); return true;
+    case Opcode::I8x16Neg: if (!emit) return true; asm_.neg(a.b16(), a.b16()); return true;
+    case Opcode::I16x8Neg: if (!emit) return true; asm_.neg(a.h8(), a.h8()); return true;
+    case Opcode::I32x4Neg: if (!emit) return true; asm_.neg(a.s4(), a.s4()); return true;
+    case Opcode::I64x2Neg: if (!emit) return true; asm_.neg(a.d2(), a.d2()); return true;
+    case Opcode::F32x4Abs: if (!emit) return true; asm_.fabs(a.s4(), a.s4()); return true;
+    case Opcode::F64x2Abs: if (!emit) return true; asm_.fabs(a.d2(), a.d2()); return true;
+    case Opcode::F32x4Neg: if (!emit) return true; asm_.fneg(a.s4(), a.s4()); return true;
+    case Opcode::F64x2Neg: if (!emit) return true; asm_.fneg(a.d2(), a.d2()); return true;
+    case Opcode::F32x4Sqrt: if (!emit) return true; asm_.fsqrt(a.s4(), a.s4()); return true;
+    case Opcode::F64x2Sqrt: if (!emit) return true; asm_.fsqrt(a.d2(), a.d2()); return true;
+    case Opcode::F32x4Nearest: if (!emit) return true; asm_.frintn(a.s4(), a.s4()); return true;
+    case Opcode::F32x4Floor: if (!emit) return true; asm_.frintm(a.s4(), a.s4()); return true;
+    case Opcode::F32x4Ceil: if (!emit) return true; asm_.frintp(a.s4(), a.s4()); return true;
+    case Opcode::F32x4Trunc: if (!emit) return true; asm_.frintz(a.s4(), a.s4()); return true;
+    case Opcode::F64x2Nearest: if (!emit) return true; asm_.frintn(a.d2(), a.d2()); return true;
+    case Opcode::F64x2Floor: if (!emit) return true; asm_.frintm(a.d2(), a.d2()); return true;
+    case Opcode::F64x2Ceil: if (!emit) return true; asm_.frintp(a.d2(), a.d2()); return true;
+    case Opcode::F64x2Trunc: if (!emit) return true; asm_.frintz(a.d2(), a.d2()); return true;
+    case Opcode::F32x4ConvertI32x4S: if (!emit) return true; asm_.scvtf(a.s4(), a.s4()); return true;
+    case Opcode::F64x2PromoteLowF32x4: if (!emit) return true; asm_.fcvtl(a.d2(), a.s2()); return true;
+    case Opcode::F32x4DemoteF64x2Zero: if (!emit) return true; asm_.fcvtn(a.s2(), a.d2()); return true;  // (zeroes the upper half)
+    case Opcode::I16x8ExtendLowI8x16S: if (!emit) return true; asm_.sxtl(a.h8(), a.b8()); return true;
+    case Opcode::I16x8ExtendLowI8x16U: if (!emit) return true; asm_.uxtl(a.h8(), a.b8()); return true;
+    case Opcode::I32x4ExtendLowI16x8S: if (!emit) return true; asm_.sxtl(a.s4(), a.h4()); return true;
+    case Opcode::I32x4ExtendLowI16x8U: if (!emit) return true; asm_.uxtl(a.s4(), a.h4()); return true;
+    case Opcode::I64x2ExtendLowI32x4S: if (!emit) return true; asm_.sxtl(a.d2(), a.s2()); return true;
+    case Opcode::I64x2ExtendLowI32x4U: if (!emit) return true; asm_.uxtl(a.d2(), a.s2()); return true;
+    case Opcode::I16x8ExtendHighI8x16S: if (!emit) return true; asm_.sxtl2(a.h8(), a.b16()); return true;
+    case Opcode::I16x8ExtendHighI8x16U: if (!emit) return true; asm_.uxtl2(a.h8(), a.b16()); return true;
+    case Opcode::I32x4ExtendHighI16x8S: if (!emit) return true; asm_.sxtl2(a.s4(), a.h8()); return true;
+    case Opcode::I32x4ExtendHighI16x8U: if (!emit) return true; asm_.uxtl2(a.s4(), a.h8()); return true;
+    case Opcode::I64x2ExtendHighI32x4S: if (!emit) return true; asm_.sxtl2(a.d2(), a.s4()); return true;
+    case Opcode::I64x2ExtendHighI32x4U: if (!emit) return true; asm_.uxtl2(a.d2(), a.s4()); return true;
+    default: return false;
+  }
+}
+
+bool MacroAssembler::vec_shift(Opcode op, FReg dst, Reg count, bool emit) {
+  int bits = 0;
+  bool right = false, arithmetic = false;
+  switch (op) {
+    case Opcode::I8x16Shl: bits = 8; break;
+    case Opcode::I8x16ShrS: bits = 8; right = arithmetic = true; break;
+    case Opcode::I8x16ShrU: bits = 8; right = true; break;
+    case Opcode::I16x8Shl: bits = 16; break;
+    case Opcode::I16x8ShrS: bits = 16; right = arithmetic = true; break;
+    case Opcode::I16x8ShrU: bits = 16; right = true; break;
+    case Opcode::I32x4Shl: bits = 32; break;
+    case Opcode::I32x4ShrS: bits = 32; right = arithmetic = true; break;
+    case Opcode::I32x4ShrU: bits = 32; right = true; break;
+    case Opcode::I64x2Shl: bits = 64; break;
+    case Opcode::I64x2ShrS: bits = 64; right = arithmetic = true; break;
+    case Opcode::I64x2ShrU: bits = 64; right = true; break;
+    default: return false;
+  }
+  if (!emit) return true;
+  // ushl/sshl shift each lane by the signed count in the same lane of the
+  // count vector (negative: right); Wasm's count is modulo the lane width.
+  asm_.and_(w(count), w(count), Imm(bits - 1));
+  if (right) asm_.neg(w(count), w(count));
+  const arm::Vec a = arm::v(dst), c = arm::v(kF0);
+  auto shift = [&](arm::Vec x, arm::Vec y) { arithmetic ? asm_.sshl(x, x, y) : asm_.ushl(x, x, y); };
+  switch (bits) {
+    case 8: asm_.dup(c.b16(), w(count)); shift(a.b16(), c.b16()); break;
+    case 16: asm_.dup(c.h8(), w(count)); shift(a.h8(), c.h8()); break;
+    case 32: asm_.dup(c.s4(), w(count)); shift(a.s4(), c.s4()); break;
+    default: asm_.sxtw(x(count), w(count)); asm_.dup(c.d2(), x(count)); shift(a.d2(), c.d2()); break;
+  }
+  return true;
+}
+
+bool MacroAssembler::vec_test(Opcode op, Reg dst, FReg src, bool emit) {
+  const arm::Vec a = arm::v(src);
+  // all_true: the smallest lane is not zero.
+  auto all_true = [&](arm::Vec lanes, arm::Vec smallest) {
+    asm_.uminv(smallest, lanes);
+    asm_.fmov(x(dst), arm::d(src));
+    asm_.cmp(x(dst), Imm(0));
+    asm_.cset(w(dst), Imm(uint32_t(CondCode::kNE)));
+  };
+  switch (op) {
+    case Opcode::I8x16AllTrue: if (!emit) return true; all_true(a.b16(), a.b()); return true;
+    case Opcode::I16x8AllTrue: if (!emit) return true; all_true(a.h8(), a.h()); return true;
+    case Opcode::I32x4AllTrue: if (!emit) return true; all_true(a.s4(), a.s()); return true;
+    default: return false;  // bitmasks: no single NEON instruction; the thunk
+  }
+}
+
+bool MacroAssembler::vec_load_extend(Opcode op, FReg dst, Reg base, Reg index, int32_t disp, bool emit) {
+  const arm::Vec a = arm::v(dst);
+  switch (op) {
+    case Opcode::V128Load8x8S: case Opcode::V128Load8x8U: case Opcode::V128Load16x4S:
+    case Opcode::V128Load16x4U: case Opcode::V128Load32x2S: case Opcode::V128Load32x2U: break;
+    default: return false;
+  }
+  if (!emit) return true;
+  asm_.add(x(kTmp2), x(base), x(index));
+  fp_load(dst, kTmp2, disp);  // the 8 bytes into the low half
+  switch (op) {
+    case Opcode::V128Load8x8S: asm_.sxtl(a.h8(), a.b8()); break;
+    case Opcode::V128Load8x8U: asm_.uxtl(a.h8(), a.b8()); break;
+    case Opcode::V128Load16x4S: asm_.sxtl(a.s4(), a.h4()); break;
+    case Opcode::V128Load16x4U: asm_.uxtl(a.s4(), a.h4()); break;
+    case Opcode::V128Load32x2S: asm_.sxtl(a.d2(), a.s2()); break;
+    default: asm_.uxtl(a.d2(), a.s2()); break;
+  }
+  return true;
+}
+
+bool MacroAssembler::vec_shuffle(FReg dst, FReg src, const uint8_t* lanes, bool emit) {
+  if (!emit) return true;
+  // tbl takes lane i from index lanes[i] of its table register, or 0 for an
+  // index past it: the lanes of each operand, then or'ed.
+  const ShuffleTables tables = split_shuffle_lanes(lanes, 0xFF);
+  const arm::Vec a = arm::v(dst), b = arm::v(src), t = arm::v(kF0);
+  vec_constant(kF0, tables.from_b[0], tables.from_b[1]);
+  asm_.tbl(b.b16(), b.b16(), t.b16());
+  vec_constant(kF0, tables.from_a[0], tables.from_a[1]);
+  asm_.tbl(a.b16(), a.b16(), t.b16());
+  asm_.orr(a.b16(), a.b16(), b.b16());
+  return true;
+}
+
+void MacroAssembler::vec_bitselect(FReg dst, FReg other, FReg mask) {
+  // bif: the bits of `other` inserted into dst where the mask is clear.
+  asm_.bif(arm::v(dst).b16(), arm::v(other).b16(), arm::v(mask).b16());
+}
+
+}  // namespace weft::jit::a64

@@ -1038,3 +1038,342 @@ void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resu
 }
 
 }  // namespace weft::jit::x64
+
+namespace weft::jit::x64 {
+
+namespace {
+constexpr FReg kF0 = Registers::kFloatScratch0;
+constexpr Reg kScratchReg = Registers::kScratch;
+}  // namespace
+
+// ---- 128-bit vectors ---------------------------------------------------------
+// SSE4.1 is the baseline (docs/simd.md); movdqu because frame slots are 8-byte aligned.
+void MacroAssembler::vec_load(FReg dst, Reg base, int32_t disp) {
+  asm_.movdqu(x86::xmm(dst), x86::ptr(q(base), disp));
+}
+void MacroAssembler::vec_store(Reg base, int32_t disp, FReg src) {
+  asm_.movdqu(x86::ptr(q(base), disp), x86::xmm(src));
+}
+
+void MacroAssembler::vec_load_mem(FReg dst, Reg base, Reg index, int32_t disp) {
+  asm_.movdqu(x86::xmm(dst), x86::ptr(q(base), q(index), 0, disp));
+}
+void MacroAssembler::vec_store_mem(Reg base, Reg index, int32_t disp, FReg src) {
+  asm_.movdqu(x86::ptr(q(base), q(index), 0, disp), x86::xmm(src));
+}
+void MacroAssembler::vec_move(FReg dst, FReg src) { asm_.movdqa(x86::xmm(dst), x86::xmm(src)); }
+void MacroAssembler::vec_from_gprs(FReg dst, Reg lo, Reg hi) {
+  asm_.movq(x86::xmm(dst), q(lo));
+  asm_.pinsrq(x86::xmm(dst), q(hi), 1);
+}
+void MacroAssembler::gpr_from_vec_hi(Reg dst, FReg src) { asm_.pextrq(q(dst), x86::xmm(src), 1); }
+
+bool MacroAssembler::vec_binary(Opcode op, FReg dst, FReg src, bool emit) {
+  const x86::Xmm a = x86::xmm(dst), b = x86::xmm(src);
+  // a < b as b > a, computed into b; a != b as not (a == b).
+  auto swapped = [&](auto&& compare) {
+    compare(b, a);
+    asm_.movdqa(a, b);
+  };
+  auto negated = [&](auto&& compare) {
+    compare(a, b);
+    asm_.pcmpeqd(b, b);
+    asm_.pxor(a, b);
+  };
+  // a >=u b (ge) or a <=u b (!ge): a == max_u(a, b) (min_u); `negate`: the opposite.
+  auto unsigned_compare = [&](bool ge, bool negate, int bits) {
+    const x86::Xmm t = x86::xmm(kF0);
+    asm_.movdqa(t, a);
+    if (bits == 8) ge ? asm_.pmaxub(t, b) : asm_.pminub(t, b);
+    if (bits == 16) ge ? asm_.pmaxuw(t, b) : asm_.pminuw(t, b);
+    if (bits == 32) ge ? asm_.pmaxud(t, b) : asm_.pminud(t, b);
+    if (bits == 8) asm_.pcmpeqb(a, t);
+    if (bits == 16) asm_.pcmpeqw(a, t);
+    if (bits == 32) asm_.pcmpeqd(a, t);
+    if (negate) {
+      asm_.pcmpeqd(b, b);
+      asm_.pxor(a, b);
+    }
+  };
+  switch (op) {
+    case Opcode::V128And: if (!emit) return true; asm_.pand(a, b); return true;
+    case Opcode::V128Or: if (!emit) return true; asm_.por(a, b); return true;
+    case Opcode::V128Xor: if (!emit) return true; asm_.pxor(a, b); return true;
+    case Opcode::V128Andnot: if (!emit) return true; asm_.pandn(b, a); asm_.movdqa(a, b); return true;  // pandn: ~b & a into b
+    case Opcode::I8x16Add: if (!emit) return true; asm_.paddb(a, b); return true;
+    case Opcode::I8x16Sub: if (!emit) return true; asm_.psubb(a, b); return true;
+    case Opcode::I8x16AddSatS: if (!emit) return true; asm_.paddsb(a, b); return true;
+    case Opcode::I8x16AddSatU: if (!emit) return true; asm_.paddusb(a, b); return true;
+    case Opcode::I8x16SubSatS: if (!emit) return true; asm_.psubsb(a, b); return true;
+    case Opcode::I8x16SubSatU: if (!emit) return true; asm_.psubusb(a, b); return true;
+    case Opcode::I8x16MinS: if (!emit) return true; asm_.pminsb(a, b); return true;
+    case Opcode::I8x16MinU: if (!emit) return true; asm_.pminub(a, b); return true;
+    case Opcode::I8x16MaxS: if (!emit) return true; asm_.pmaxsb(a, b); return true;
+    case Opcode::I8x16MaxU: if (!emit) return true; asm_.pmaxub(a, b); return true;
+    case Opcode::I8x16AvgrU: if (!emit) return true; asm_.pavgb(a, b); return true;
+    case Opcode::I8x16Eq: if (!emit) return true; asm_.pcmpeqb(a, b); return true;
+    case Opcode::I8x16Ne: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpeqb(x, y); }); return true;
+    case Opcode::I8x16GtS: if (!emit) return true; asm_.pcmpgtb(a, b); return true;
+    case Opcode::I8x16LtS: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpgtb(x, y); }); return true;
+    case Opcode::I16x8Add: if (!emit) return true; asm_.paddw(a, b); return true;
+    case Opcode::I16x8Sub: if (!emit) return true; asm_.psubw(a, b); return true;
+    case Opcode::I16x8Mul: if (!emit) return true; asm_.pmullw(a, b); return true;
+    case Opcode::I16x8AddSatS: if (!emit) return true; asm_.paddsw(a, b); return true;
+    case Opcode::I16x8AddSatU: if (!emit) return true; asm_.paddusw(a, b); return true;
+    case Opcode::I16x8SubSatS: if (!emit) return true; asm_.psubsw(a, b); return true;
+    case Opcode::I16x8SubSatU: if (!emit) return true; asm_.psubusw(a, b); return true;
+    case Opcode::I16x8MinS: if (!emit) return true; asm_.pminsw(a, b); return true;
+    case Opcode::I16x8MinU: if (!emit) return true; asm_.pminuw(a, b); return true;
+    case Opcode::I16x8MaxS: if (!emit) return true; asm_.pmaxsw(a, b); return true;
+    case Opcode::I16x8MaxU: if (!emit) return true; asm_.pmaxuw(a, b); return true;
+    case Opcode::I16x8AvgrU: if (!emit) return true; asm_.pavgw(a, b); return true;
+    case Opcode::I16x8Eq: if (!emit) return true; asm_.pcmpeqw(a, b); return true;
+    case Opcode::I16x8Ne: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpeqw(x, y); }); return true;
+    case Opcode::I16x8GtS: if (!emit) return true; asm_.pcmpgtw(a, b); return true;
+    case Opcode::I16x8LtS: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpgtw(x, y); }); return true;
+    case Opcode::I32x4Add: if (!emit) return true; asm_.paddd(a, b); return true;
+    case Opcode::I32x4Sub: if (!emit) return true; asm_.psubd(a, b); return true;
+    case Opcode::I32x4Mul: if (!emit) return true; asm_.pmulld(a, b); return true;
+    case Opcode::I32x4MinS: if (!emit) return true; asm_.pminsd(a, b); return true;
+    case Opcode::I32x4MinU: if (!emit) return true; asm_.pminud(a, b); return true;
+    case Opcode::I32x4MaxS: if (!emit) return true; asm_.pmaxsd(a, b); return true;
+    case Opcode::I32x4MaxU: if (!emit) return true; asm_.pmaxud(a, b); return true;
+    case Opcode::I32x4Eq: if (!emit) return true; asm_.pcmpeqd(a, b); return true;
+    case Opcode::I32x4Ne: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpeqd(x, y); }); return true;
+    case Opcode::I32x4GtS: if (!emit) return true; asm_.pcmpgtd(a, b); return true;
+    case Opcode::I32x4LtS: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpgtd(x, y); }); return true;
+    case Opcode::I64x2Add: if (!emit) return true; asm_.paddq(a, b); return true;
+    case Opcode::I64x2Sub: if (!emit) return true; asm_.psubq(a, b); return true;
+    case Opcode::I64x2Eq: if (!emit) return true; asm_.pcmpeqq(a, b); return true;
+    case Opcode::I64x2Ne: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpeqq(x, y); }); return true;
+    // IEEE arithmetic as Wasm defines it (a NaN result may be any NaN);
+    // min/max (Wasm's NaN and signed-zero rules) stay thunks.
+    case Opcode::F32x4Add: if (!emit) return true; asm_.addps(a, b); return true;
+    case Opcode::F32x4Sub: if (!emit) return true; asm_.subps(a, b); return true;
+    case Opcode::F32x4Mul: if (!emit) return true; asm_.mulps(a, b); return true;
+    case Opcode::F32x4Div: if (!emit) return true; asm_.divps(a, b); return true;
+    case Opcode::F64x2Add: if (!emit) return true; asm_.addpd(a, b); return true;
+    case Opcode::F64x2Sub: if (!emit) return true; asm_.subpd(a, b); return true;
+    case Opcode::F64x2Mul: if (!emit) return true; asm_.mulpd(a, b); return true;
+    case Opcode::F64x2Div: if (!emit) return true; asm_.divpd(a, b); return true;
+    // cmpps/cmppd predicates: 0 eq, 1 lt, 2 le (false on NaN), 4 neq (true on NaN).
+    case Opcode::F32x4Eq: if (!emit) return true; asm_.cmpps(a, b, 0); return true;
+    case Opcode::F32x4Ne: if (!emit) return true; asm_.cmpps(a, b, 4); return true;
+    case Opcode::F32x4Lt: if (!emit) return true; asm_.cmpps(a, b, 1); return true;
+    case Opcode::F32x4Le: if (!emit) return true; asm_.cmpps(a, b, 2); return true;
+    case Opcode::F32x4Gt: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.cmpps(x, y, 1); }); return true;
+    case Opcode::F32x4Ge: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.cmpps(x, y, 2); }); return true;
+    case Opcode::F64x2Eq: if (!emit) return true; asm_.cmppd(a, b, 0); return true;
+    case Opcode::F64x2Ne: if (!emit) return true; asm_.cmppd(a, b, 4); return true;
+    case Opcode::F64x2Lt: if (!emit) return true; asm_.cmppd(a, b, 1); return true;
+    case Opcode::F64x2Le: if (!emit) return true; asm_.cmppd(a, b, 2); return true;
+    case Opcode::F64x2Gt: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.cmppd(x, y, 1); }); return true;
+    case Opcode::F64x2Ge: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.cmppd(x, y, 2); }); return true;
+    // Unsigned and non-strict compares from min/max and equality (SSE has
+    // only eq and signed gt): a >=u b iff max_u(a, b) == a; the negations
+    // through an all-ones register.
+    case Opcode::I8x16GeU: if (!emit) return true; unsigned_compare(true, false, 8); return true;
+    case Opcode::I8x16LeU: if (!emit) return true; unsigned_compare(false, false, 8); return true;
+    case Opcode::I8x16LtU: if (!emit) return true; unsigned_compare(true, true, 8); return true;
+    case Opcode::I8x16GtU: if (!emit) return true; unsigned_compare(false, true, 8); return true;
+    case Opcode::I16x8GeU: if (!emit) return true; unsigned_compare(true, false, 16); return true;
+    case Opcode::I16x8LeU: if (!emit) return true; unsigned_compare(false, false, 16); return true;
+    case Opcode::I16x8LtU: if (!emit) return true; unsigned_compare(true, true, 16); return true;
+    case Opcode::I16x8GtU: if (!emit) return true; unsigned_compare(false, true, 16); return true;
+    case Opcode::I32x4GeU: if (!emit) return true; unsigned_compare(true, false, 32); return true;
+    case Opcode::I32x4LeU: if (!emit) return true; unsigned_compare(false, false, 32); return true;
+    case Opcode::I32x4LtU: if (!emit) return true; unsigned_compare(true, true, 32); return true;
+    case Opcode::I32x4GtU: if (!emit) return true; unsigned_compare(false, true, 32); return true;
+    // a <=s b is not (a > b); a >=s b is not (b > a).
+    case Opcode::I8x16LeS: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpgtb(x, y); }); return true;
+    case Opcode::I16x8LeS: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpgtw(x, y); }); return true;
+    case Opcode::I32x4LeS: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpgtd(x, y); }); return true;
+    case Opcode::I8x16GeS: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpgtb(y, x); asm_.movdqa(x, y); }); return true;
+    case Opcode::I16x8GeS: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpgtw(y, x); asm_.movdqa(x, y); }); return true;
+    case Opcode::I32x4GeS: if (!emit) return true; negated([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpgtd(y, x); asm_.movdqa(x, y); }); return true;
+    // Saturating narrows: exactly Wasm's (signed input, signed or unsigned saturation).
+    case Opcode::I8x16NarrowI16x8S: if (!emit) return true; asm_.packsswb(a, b); return true;
+    case Opcode::I8x16NarrowI16x8U: if (!emit) return true; asm_.packuswb(a, b); return true;
+    case Opcode::I16x8NarrowI32x4S: if (!emit) return true; asm_.packssdw(a, b); return true;
+    case Opcode::I16x8NarrowI32x4U: if (!emit) return true; asm_.packusdw(a, b); return true;
+    case Opcode::I32x4DotI16x8S: if (!emit) return true; asm_.pmaddwd(a, b); return true;  // (wraps as Wasm's does)
+    // pmin(a, b) = b < a ? b : a, which is minps(b, a); pmax likewise.
+    case Opcode::F32x4Pmin: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.minps(x, y); }); return true;
+    case Opcode::F32x4Pmax: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.maxps(x, y); }); return true;
+    case Opcode::F64x2Pmin: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.minpd(x, y); }); return true;
+    case Opcode::F64x2Pmax: if (!emit) return true; swapped([&](x86::Xmm x, x86::Xmm y) { asm_.maxpd(x, y); }); return true;
+    // swizzle: an index >= 16 selects 0 — saturating-add 0x70 sets bit 7 there, which pshufb zeroes.
+    case Opcode::I8x16Swizzle: case Opcode::I8x16RelaxedSwizzle:
+      if (!emit) return true;
+      vec_constant(kF0, 0x7070707070707070ull, 0x7070707070707070ull);
+      asm_.paddusb(b, x86::xmm(kF0));
+      asm_.pshufb(a, b);
+      return true;
+    default: return false;
+  }
+}
+
+// A 128-bit constant into `dst` through kScratch.
+void MacroAssembler::vec_constant(FReg dst, uint64_t lo, uint64_t hi) {
+  if (lo == 0 && hi == 0) {
+    asm_.pxor(x86::xmm(dst), x86::xmm(dst));
+    return;
+  }
+  move_imm(kScratchReg, lo);
+  asm_.movq(x86::xmm(dst), q(kScratchReg));
+  if (hi != lo) move_imm(kScratchReg, hi);
+  asm_.pinsrq(x86::xmm(dst), q(kScratchReg), 1);
+}
+
+bool MacroAssembler::vec_unary(Opcode op, FReg dst, bool emit) {
+  const x86::Xmm a = x86::xmm(dst), t = x86::xmm(kF0);
+  // 0 - a
+  auto negate = [&](auto&& subtract) {
+    asm_.pxor(t, t);
+    subtract(t, a);
+    asm_.movdqa(a, t);
+  };
+  // The sign bits of the lanes (all-ones shifted): cleared (abs) or flipped (neg).
+  auto sign_mask = [&](bool f64, bool keep_rest) {
+    asm_.pcmpeqd(t, t);
+    if (keep_rest) f64 ? asm_.psrlq(t, 1) : asm_.psrld(t, 1);
+    else f64 ? asm_.psllq(t, 63) : asm_.pslld(t, 31);
+  };
+  switch (op) {
+    case Opcode::I8x16Abs: if (!emit) return true; asm_.pabsb(a, a); return true;
+    case Opcode::I16x8Abs: if (!emit) return true; asm_.pabsw(a, a); return true;
+    case Opcode::I32x4Abs: if (!emit) return true; asm_.pabsd(a, a); return true;
+    case Opcode::I8x16Neg: if (!emit) return true; negate([&](x86::Xmm x, x86::Xmm y) { asm_.psubb(x, y); }); return true;
+    case Opcode::I16x8Neg: if (!emit) return true; negate([&](x86::Xmm x, x86::Xmm y) { asm_.psubw(x, y); }); return true;
+    case Opcode::I32x4Neg: if (!emit) return true; negate([&](x86::Xmm x, x86::Xmm y) { asm_.psubd(x, y); }); return true;
+    case Opcode::I64x2Neg: if (!emit) return true; negate([&](x86::Xmm x, x86::Xmm y) { asm_.psubq(x, y); }); return true;
+    case Opcode::F32x4Abs: if (!emit) return true; sign_mask(false, true); asm_.andps(a, t); return true;
+    case Opcode::F64x2Abs: if (!emit) return true; sign_mask(true, true); asm_.andpd(a, t); return true;
+    case Opcode::F32x4Neg: if (!emit) return true; sign_mask(false, false); asm_.xorps(a, t); return true;
+    case Opcode::F64x2Neg: if (!emit) return true; sign_mask(true, false); asm_.xorpd(a, t); return true;
+    case Opcode::F32x4Sqrt: if (!emit) return true; asm_.sqrtps(a, a); return true;
+    case Opcode::F64x2Sqrt: if (!emit) return true; asm_.sqrtpd(a, a); return true;
+    // roundps/roundpd immediates: 0 nearest-even, 1 down, 2 up, 3 toward zero.
+    case Opcode::F32x4Nearest: if (!emit) return true; asm_.roundps(a, a, 0); return true;
+    case Opcode::F32x4Floor: if (!emit) return true; asm_.roundps(a, a, 1); return true;
+    case Opcode::F32x4Ceil: if (!emit) return true; asm_.roundps(a, a, 2); return true;
+    case Opcode::F32x4Trunc: if (!emit) return true; asm_.roundps(a, a, 3); return true;
+    case Opcode::F64x2Nearest: if (!emit) return true; asm_.roundpd(a, a, 0); return true;
+    case Opcode::F64x2Floor: if (!emit) return true; asm_.roundpd(a, a, 1); return true;
+    case Opcode::F64x2Ceil: if (!emit) return true; asm_.roundpd(a, a, 2); return true;
+    case Opcode::F64x2Trunc: if (!emit) return true; asm_.roundpd(a, a, 3); return true;
+    // Exact conversions (every i32 is an f64; an i32 → f32 rounds as Wasm's does).
+    case Opcode::F32x4ConvertI32x4S: if (!emit) return true; asm_.cvtdq2ps(a, a); return true;
+    case Opcode::F64x2ConvertLowI32x4S: if (!emit) return true; asm_.cvtdq2pd(a, a); return true;
+    case Opcode::F64x2PromoteLowF32x4: if (!emit) return true; asm_.cvtps2pd(a, a); return true;
+    case Opcode::F32x4DemoteF64x2Zero: if (!emit) return true; asm_.cvtpd2ps(a, a); return true;  // (zeroes the upper lanes)
+    // Widening the low half; the high half moved down first.
+    case Opcode::I16x8ExtendLowI8x16S: if (!emit) return true; asm_.pmovsxbw(a, a); return true;
+    case Opcode::I16x8ExtendLowI8x16U: if (!emit) return true; asm_.pmovzxbw(a, a); return true;
+    case Opcode::I32x4ExtendLowI16x8S: if (!emit) return true; asm_.pmovsxwd(a, a); return true;
+    case Opcode::I32x4ExtendLowI16x8U: if (!emit) return true; asm_.pmovzxwd(a, a); return true;
+    case Opcode::I64x2ExtendLowI32x4S: if (!emit) return true; asm_.pmovsxdq(a, a); return true;
+    case Opcode::I64x2ExtendLowI32x4U: if (!emit) return true; asm_.pmovzxdq(a, a); return true;
+    case Opcode::I16x8ExtendHighI8x16S: if (!emit) return true; asm_.psrldq(a, 8); asm_.pmovsxbw(a, a); return true;
+    case Opcode::I16x8ExtendHighI8x16U: if (!emit) return true; asm_.psrldq(a, 8); asm_.pmovzxbw(a, a); return true;
+    case Opcode::I32x4ExtendHighI16x8S: if (!emit) return true; asm_.psrldq(a, 8); asm_.pmovsxwd(a, a); return true;
+    case Opcode::I32x4ExtendHighI16x8U: if (!emit) return true; asm_.psrldq(a, 8); asm_.pmovzxwd(a, a); return true;
+    case Opcode::I64x2ExtendHighI32x4S: if (!emit) return true; asm_.psrldq(a, 8); asm_.pmovsxdq(a, a); return true;
+    case Opcode::I64x2ExtendHighI32x4U: if (!emit) return true; asm_.psrldq(a, 8); asm_.pmovzxdq(a, a); return true;
+    default: return false;
+  }
+}
+
+bool MacroAssembler::vec_shift(Opcode op, FReg dst, Reg count, bool emit) {
+  const x86::Xmm a = x86::xmm(dst), c = x86::xmm(kF0);
+  int bits = 0;
+  switch (op) {
+    case Opcode::I16x8Shl: case Opcode::I16x8ShrS: case Opcode::I16x8ShrU: bits = 16; break;
+    case Opcode::I32x4Shl: case Opcode::I32x4ShrS: case Opcode::I32x4ShrU: bits = 32; break;
+    case Opcode::I64x2Shl: case Opcode::I64x2ShrU: bits = 64; break;  // (no arithmetic 64-bit shift in SSE)
+    default: return false;
+  }
+  if (!emit) return true;
+  // Wasm shifts by the count modulo the lane width; SSE by the whole count.
+  asm_.and_(x86::gpd(count), bits - 1);
+  asm_.movd(c, x86::gpd(count));
+  switch (op) {
+    case Opcode::I16x8Shl: asm_.psllw(a, c); break;
+    case Opcode::I16x8ShrS: asm_.psraw(a, c); break;
+    case Opcode::I16x8ShrU: asm_.psrlw(a, c); break;
+    case Opcode::I32x4Shl: asm_.pslld(a, c); break;
+    case Opcode::I32x4ShrS: asm_.psrad(a, c); break;
+    case Opcode::I32x4ShrU: asm_.psrld(a, c); break;
+    case Opcode::I64x2Shl: asm_.psllq(a, c); break;
+    default: asm_.psrlq(a, c); break;
+  }
+  return true;
+}
+
+bool MacroAssembler::vec_test(Opcode op, Reg dst, FReg src, bool emit) {
+  const x86::Xmm a = x86::xmm(src), t = x86::xmm(kF0);
+  const x86::Gp r = x86::gpd(dst);
+  // all_true: no lane equal to zero.
+  auto all_true = [&](auto&& compare_eq) {
+    asm_.pxor(t, t);
+    compare_eq(t, a);
+    asm_.pmovmskb(r, t);
+    asm_.test(r, r);
+    asm_.sete(x86::gpb(dst));
+    asm_.movzx(r, x86::gpb(dst));
+  };
+  switch (op) {
+    case Opcode::I8x16Bitmask: if (!emit) return true; asm_.pmovmskb(r, a); return true;
+    case Opcode::I16x8Bitmask: if (!emit) return true; asm_.packsswb(a, a); asm_.pmovmskb(r, a); asm_.movzx(r, x86::gpb(dst)); return true;
+    case Opcode::I32x4Bitmask: if (!emit) return true; asm_.movmskps(r, a); return true;
+    case Opcode::I64x2Bitmask: if (!emit) return true; asm_.movmskpd(r, a); return true;
+    case Opcode::I8x16AllTrue: if (!emit) return true; all_true([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpeqb(x, y); }); return true;
+    case Opcode::I16x8AllTrue: if (!emit) return true; all_true([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpeqw(x, y); }); return true;
+    case Opcode::I32x4AllTrue: if (!emit) return true; all_true([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpeqd(x, y); }); return true;
+    case Opcode::I64x2AllTrue: if (!emit) return true; all_true([&](x86::Xmm x, x86::Xmm y) { asm_.pcmpeqq(x, y); }); return true;
+    default: return false;
+  }
+}
+
+bool MacroAssembler::vec_load_extend(Opcode op, FReg dst, Reg base, Reg index, int32_t disp, bool emit) {
+  const x86::Xmm a = x86::xmm(dst);
+  const x86::Mem m = x86::qword_ptr(q(base), q(index), 0, disp);
+  switch (op) {
+    case Opcode::V128Load8x8S: if (!emit) return true; asm_.pmovsxbw(a, m); return true;
+    case Opcode::V128Load8x8U: if (!emit) return true; asm_.pmovzxbw(a, m); return true;
+    case Opcode::V128Load16x4S: if (!emit) return true; asm_.pmovsxwd(a, m); return true;
+    case Opcode::V128Load16x4U: if (!emit) return true; asm_.pmovzxwd(a, m); return true;
+    case Opcode::V128Load32x2S: if (!emit) return true; asm_.pmovsxdq(a, m); return true;
+    case Opcode::V128Load32x2U: if (!emit) return true; asm_.pmovzxdq(a, m); return true;
+    default: return false;
+  }
+}
+
+bool MacroAssembler::vec_shuffle(FReg dst, FReg src, const uint8_t* lanes, bool emit) {
+  if (!emit) return true;
+  // pshufb takes lane i from index lanes[i] of one register, or 0 where bit 7
+  // of the index is set: the lanes of each operand, then or'ed.
+  const ShuffleTables tables = split_shuffle_lanes(lanes, 0x80);
+  const x86::Xmm a = x86::xmm(dst), b = x86::xmm(src), t = x86::xmm(kF0);
+  if (tables.uses_b) {
+    vec_constant(kF0, tables.from_b[0], tables.from_b[1]);
+    asm_.pshufb(b, t);
+  }
+  if (tables.uses_a) {
+    vec_constant(kF0, tables.from_a[0], tables.from_a[1]);
+    asm_.pshufb(a, t);
+  }
+  if (tables.uses_a && tables.uses_b) asm_.por(a, b);
+  else if (tables.uses_b) asm_.movdqa(a, b);
+  return true;
+}
+
+void MacroAssembler::vec_bitselect(FReg dst, FReg other, FReg mask) {
+  // ((dst ^ other) & mask) ^ other: dst where the mask is set, other elsewhere.
+  const x86::Xmm a = x86::xmm(dst), b = x86::xmm(other), m = x86::xmm(mask);
+  asm_.pxor(a, b);
+  asm_.pand(a, m);
+  asm_.pxor(a, b);
+}
+
+}  // namespace weft::jit::x64

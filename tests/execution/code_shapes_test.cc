@@ -114,7 +114,7 @@ WEFT_EXEC_TEST(CodeShapes, TrapsCarryMessageAndBacktrace) {
 }
 
 WEFT_EXEC_TEST(CodeShapes, FallbackAndTierBoundaries) {
-  WatHarness h(tier(), R"((module
+  WatHarness h(test::interpreting(tier(), {"simd"}), R"((module
     (import "host" "add" (func $host_add (param i32 i32) (result i32)))
     (func $simd (param i32) (result i32) (local v128)
       local.get 0 i32.const 5 i32.add)
@@ -133,15 +133,17 @@ WEFT_EXEC_TEST(CodeShapes, FallbackAndTierBoundaries) {
   r = h.call("indirect", {Value::i32(3), Value::i32(2)});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "undefined element");
-  expect_one_fallback(h.store, tier(), 3, "v128");
+  expect_one_fallback(h.store, tier(), 3, "jit_interpreted_functions");
 }
 
-// A function the compiler abandons halfway (a v128 block after some code), in
-// the middle of the module's one code block; the functions after it still run
+// A function the JIT leaves to the interpreter (Config::jit_interpreted_functions)
+// in the middle of the module's one code block; the functions after it still run
 // compiled. The interpreted function calls compiled ones, which the
 // interpreter translates on their first interpreted call (recursively here).
 WEFT_EXEC_TEST(CodeShapes, FallbackMidBodyAndLazyTranslation) {
-  WatHarness h(eager_config(), R"((module
+  Config config = eager_config();
+  config.jit_interpreted_functions = {"mid"};
+  WatHarness h(config, R"((module
     (func $inc (param i32) (result i32) local.get 0 i32.const 1 i32.add)
     (func $down (param i32) (result i32)
       local.get 0 i32.eqz if (result i32) i32.const 100 else local.get 0 i32.const 1 i32.sub call $down end)
@@ -155,14 +157,15 @@ WEFT_EXEC_TEST(CodeShapes, FallbackMidBodyAndLazyTranslation) {
   EXPECT_EQ(uint32_t(h.value("mid", {Value::i32(5)})), 106u);
   EXPECT_EQ(uint32_t(h.value("after", {Value::i32(5)})), 318u);
   EXPECT_EQ(uint32_t(h.value("inc", {Value::i32(41)})), 42u);
-  expect_one_fallback(h.store, tier(), 4, "v128 block");
+  expect_one_fallback(h.store, tier(), 4, "jit_interpreted_functions");
 }
 
 // Lazy compilation (the default): nothing is compiled at instantiation; a
 // function is compiled at its first call from the host, from JIT code, as a
-// fiber's body or through a table, and one the JIT rejects falls back then.
+// fiber's body or through a table, and one the JIT leaves to the interpreter
+// (Config::jit_interpreted_functions) falls back then.
 WEFT_EXEC_TEST(CodeShapes, LazyCompilationAtFirstCall) {
-  WatHarness h(tier(), R"((module
+  WatHarness h(test::interpreting(tier(), {"rejected"}), R"((module
     (type $g (fiber (result i32)))
     (type $t (func (param i32) (result i32)))
     (tag $e (param i32))
@@ -197,9 +200,9 @@ WEFT_EXEC_TEST(CodeShapes, LazyCompilationAtFirstCall) {
   test::expect_jit_counts(h.store, tier(), 1, 0);
   // 2x + (x + 3) + 2x (the fresh fiber's clause) + (x + 4) + (x + trunc(x + 0.5 - 1 + 0.5)) = 8x + 7.
   EXPECT_EQ(uint32_t(h.value("all", {Value::i32(5)})), 47u);
-  expect_one_fallback(h.store, tier(), 7, "v128 block");
+  expect_one_fallback(h.store, tier(), 7, "jit_interpreted_functions");
   EXPECT_EQ(uint32_t(h.value("all", {Value::i32(6)})), 55u);  // nothing compiled twice
-  expect_one_fallback(h.store, tier(), 7, "v128 block");
+  expect_one_fallback(h.store, tier(), 7, "jit_interpreted_functions");
 }
 
 WEFT_EXEC_TEST(CodeShapes, MemoryGrowAndBulk) {

@@ -167,11 +167,11 @@ WEFT_EXEC_TEST(Fibers, FuelStopsALoopingFiber) {
 }
 
 // Tier boundaries inside fibers (on the JIT tier; on the interpreter, the same
-// program): an interpreted function (it has a v128 local, so the JIT leaves it
-// to the interpreter) suspends the JIT fiber that called it, and a host function called from a fiber re-enters JIT code that
+// program): an interpreted function (Config::jit_interpreted_functions)
+// suspends the JIT fiber that called it, and a host function called from a fiber re-enters JIT code that
 // runs fibers of its own.
 WEFT_EXEC_TEST(Fibers, InterpretedAndHostFramesInsideFibers) {
-  WatHarness h(tier(), R"((module
+  WatHarness h(test::interpreting(tier(), {"interp_suspend"}), R"((module
     (type $g (fiber (result i32)))
     (import "env" "host" (func $host (param i32)))
     (tag $ping (param i32))

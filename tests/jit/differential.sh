@@ -21,10 +21,8 @@
 #   (both parts give each call a random fuel budget and compare the fuel
 #   left: the tiers must charge fuel identically); FIBER_N (fiber
 #   programs, default 1000, ~4 runs each; 0 skips part 2, N=0 skips part 1);
-#   SIMD=1 (part 1's modules also use SIMD: the JIT compiles no SIMD yet, so
-#   their SIMD functions run on the interpreter on both sides, and what is
-#   compared is everything around them — v128 values crossing between JIT
-#   code and interpreted functions included);
+#   SIMD=1 (part 1's modules also use SIMD, which the JIT compiles: the
+#   SIMD instructions and v128 values are compared like everything else);
 #   FIBER_SEED (default random; printed, and `jit_differential --fiber-programs 1
 #   --seed S --first I` reruns program I); KEEP (directory receiving every
 #   disagreeing .wasm module and fiber program .wat; default: none kept).

@@ -18,6 +18,7 @@ namespace weft {
 namespace {
 
 using namespace test::float_module;
+using test::interpreting;
 using test::WatHarness;
 
 // A miniature differential run: one function mixing native integer code,
@@ -102,14 +103,14 @@ TEST(Jit, FloatGridAgreesWithInterpreter) {
 
 // Direct calls within an instance pass their first arguments in registers
 // (jit/compile_calls.cc). A callee the JIT leaves to the interpreter (here:
-// it has a v128 local) is entered through the executor's stub, which stores
+// listed in Config::jit_interpreted_functions) is entered through the executor's stub, which stores
 // them to their slots first. Its callers pass a mix of integer and float
 // arguments, more than there are registers of either class, from constants,
 // permuted parameters and computed registers; each argument is weighed by a
 // power of ten, so one in the wrong place shows as a wrong digit.
 TEST(Jit, DirectCallsIntoAnInterpretedFunction) {
   const char* wat = R"((module
-    (func $weigh (param i32 f64 i64 f32 i32 f64 i64 f32 i32 f64) (result i64) (local v128)
+    (func $weigh (param i32 f64 i64 f32 i32 f64 i64 f32 i32 f64) (result i64)
       (i64.add (i64.add (i64.add (i64.add (i64.add
         (i64.add (i64.extend_i32_u (local.get 0)) (i64.mul (i64.trunc_f64_s (local.get 1)) (i64.const 10)))
         (i64.add (i64.mul (local.get 2) (i64.const 100)) (i64.mul (i64.trunc_f32_s (local.get 3)) (i64.const 1000))))
@@ -121,7 +122,7 @@ TEST(Jit, DirectCallsIntoAnInterpretedFunction) {
     (type $scale_t (func (param f64 i32) (result f64)))
     (table 2 funcref)
     (elem (i32.const 0) $weigh $scale)
-    (func $scale (param f64 i32) (result f64) (local v128) (f64.mul (local.get 0) (f64.convert_i32_s (local.get 1))))
+    (func $scale (param f64 i32) (result f64) (f64.mul (local.get 0) (f64.convert_i32_s (local.get 1))))
     (func (export "float_result") (param f64) (result f64) (f64.add (call $scale (local.get 0) (i32.const 3)) (f64.const 0.5)))
     ;; A tail call to a callee that is not JIT code from a directly called
     ;; function: its one-value result must still come back in the register.
@@ -153,7 +154,7 @@ TEST(Jit, DirectCallsIntoAnInterpretedFunction) {
                                    Value::f64(9), Value::i64(2), Value::f32(6), Value::i32(5), Value::f64(3)};
   for (Tier tier : {Tier::Jit, Tier::Interpreter}) {
     SCOPED_TRACE(tier == Tier::Jit ? "jit" : "interpreter");
-    WatHarness h(tier, wat);
+    WatHarness h(interpreting(tier, {"weigh", "scale"}), wat);
     auto consts = h.call("consts");
     ASSERT_TRUE(consts.ok()) << consts.error().message;
     EXPECT_EQ((*consts)[0].as_i64(), 1987654321);
@@ -178,26 +179,26 @@ TEST(Jit, DirectCallsIntoAnInterpretedFunction) {
   }
 }
 
-// The first call of a function the JIT cannot compile (a v128 local) is a
+// The first call of a function the JIT leaves to the interpreter is a
 // tail call from a directly called function: it passes through the lazy entry,
 // which finds out only then that the interpreter runs it, and the result must
 // still reach the direct caller's result register (it used to come back as
 // whatever that register held: f64 1 instead of 1006).
 TEST(Jit, FirstCallIsATailCallIntoAnInterpretedFunction) {
   const char* wat = R"((module
-    (func $f64_c (param f64) (result f64) (local v128) (f64.add (local.get 0) (f64.const 1000)))
+    (func $f64_c (param f64) (result f64) (f64.add (local.get 0) (f64.const 1000)))
     (func $f64_a (param f64) (result f64) (return_call $f64_c (local.get 0)))
     (func (export "f64") (param f64) (result f64) (f64.add (call $f64_a (local.get 0)) (f64.const 1)))
-    (func $i64_c (param i64) (result i64) (local v128) (i64.mul (local.get 0) (i64.const 1000)))
+    (func $i64_c (param i64) (result i64) (i64.mul (local.get 0) (i64.const 1000)))
     (func $i64_a (param i64) (result i64) (return_call $i64_c (local.get 0)))
     (func (export "i64") (param i64) (result i64) (i64.add (call $i64_a (local.get 0)) (i64.const 1)))
-    (func $pair_c (param i32) (result i32 i32) (local v128) (local.get 0) (i32.mul (local.get 0) (i32.const 3)))
+    (func $pair_c (param i32) (result i32 i32) (local.get 0) (i32.mul (local.get 0) (i32.const 3)))
     (func $pair_a (param i32) (result i32 i32) (return_call $pair_c (local.get 0)))
     (func (export "pair") (param i32) (result i32) (call $pair_a (local.get 0)) (i32.sub))
   ))";
   for (Tier tier : {Tier::Jit, Tier::Interpreter}) {
     SCOPED_TRACE(tier == Tier::Jit ? "jit" : "interpreter");
-    WatHarness h(tier, wat);
+    WatHarness h(interpreting(tier, {"f64_c", "i64_c", "pair_c"}), wat);
     auto f = h.call("f64", {Value::f64(5)});
     ASSERT_TRUE(f.ok()) << f.error().message;
     EXPECT_EQ((*f)[0].as_f64(), 1006.0);
@@ -212,14 +213,14 @@ TEST(Jit, FirstCallIsATailCallIntoAnInterpretedFunction) {
 }
 
 // Exceptions between JIT code and functions the JIT left to the interpreter
-// (a v128 local keeps a function on the interpreter): thrown on one tier,
+// (Config::jit_interpreted_functions): thrown on one tier,
 // caught on the other, and through an interpreted frame between two JIT frames.
 TEST(Jit, ExceptionsCrossTiers) {
   const char* wat = R"((module
     (tag $e (param i32))
     (func $jit-thrower (param i32) (throw $e (local.get 0)))
-    (func $interp-thrower (param i32) (local v128) (throw $e (i32.add (local.get 0) (i32.const 1))))
-    (func (export "interp-catches-jit") (param i32) (result i32) (local v128)
+    (func $interp-thrower (param i32) (throw $e (i32.add (local.get 0) (i32.const 1))))
+    (func (export "interp-catches-jit") (param i32) (result i32)
       (block $h (result i32)
         (try_table (catch $e $h) (call $jit-thrower (local.get 0)))
         (return (i32.const 0)))
@@ -229,7 +230,7 @@ TEST(Jit, ExceptionsCrossTiers) {
         (try_table (catch $e $h) (call $interp-thrower (local.get 0)))
         (return (i32.const 0)))
       (i32.add (i32.const 200)))
-    (func $mid (param i32) (local v128) (call $jit-thrower (local.get 0)))
+    (func $mid (param i32) (call $jit-thrower (local.get 0)))
     (func (export "jit-through-interp") (param i32) (result i32)
       (block $h (result i32)
         (try_table (catch $e $h) (call $mid (local.get 0)))
@@ -237,7 +238,7 @@ TEST(Jit, ExceptionsCrossTiers) {
       (i32.add (i32.const 300)))
     (func (export "uncaught") (call $mid (i32.const 1)))
   ))";
-  WatHarness jit(Tier::Jit, wat);
+  WatHarness jit(interpreting(Tier::Jit, {"interp-thrower", "interp-catches-jit", "mid"}), wat);
   for (int32_t v : {0, 5, -7}) {
     auto a = jit.call("interp-catches-jit", {Value::i32(uint32_t(v))});
     ASSERT_TRUE(a.ok()) << a.error().to_string();

@@ -55,6 +55,16 @@ struct WatHarness {
 // JIT, that it runs the JIT, compiled `compiled` functions (unless nullopt)
 // and left `fallbacks` to the interpreter; on the interpreter, that it runs
 // the interpreter and compiled nothing.
+// A configuration on `tier` whose JIT leaves the functions named `interpreted`
+// to the interpreter (Config::jit_interpreted_functions): for tests of the
+// boundary between the tiers.
+inline Config interpreting(Tier tier, std::vector<std::string> interpreted) {
+  Config config;
+  config.tier = tier;
+  config.jit_interpreted_functions = std::move(interpreted);
+  return config;
+}
+
 void expect_jit_counts(const Store& store, Tier tier, std::optional<uint32_t> compiled, uint32_t fallbacks);
 
 // A failed call with this error kind and message.
