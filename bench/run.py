@@ -1297,8 +1297,8 @@ def simd_table(results: SimdResults, runs: int, clock: str, quick: bool) -> str:
                     f"{span([s.fell_back for s in stats.values()])} fell back per kernel"
                     + (f" ({'; '.join(reasons)})" if reasons else ""))
 
-        lines.append("weft-jit runs functions that use v128 in the interpreter (per-function fallback) until the SIMD "
-                     f"JIT lands. `weft run --tier=jit --tier-stats`, functions: SIMD builds {describe('simd')}; "
+        lines.append("weft-jit compiles every function; any it left to the interpreter would show here "
+                     f"(`weft run --tier=jit --tier-stats`), functions: SIMD builds {describe('simd')}; "
                      f"scalar builds {describe('scalar')}.")
     else:
         lines.append("weft-jit: JIT not built (`weft run --help` offers no jit tier) — no columns.")
