@@ -46,7 +46,7 @@ void FunctionCompiler::call_function(const FuncType& type) {
   masm_.call_indirect_mem(kCallee, jit_entry_offset());
   check_call_result();
   truncate(first);
-  push_slots(std::span<const ValType>(type.results));
+  push_slots(type.results, slots_of(type.results));
 }
 
 void FunctionCompiler::move_to_param(uint32_t position, bool fp, Reg reg) {
@@ -176,7 +176,7 @@ void FunctionCompiler::call_direct(DirectTarget target, const FuncType& type) {
   check_call_result();
   truncate(first);
   if (!returns_in_register(type)) {
-    push_slots(std::span<const ValType>(type.results));
+    push_slots(type.results, slots_of(type.results));
   } else if (type.results[0] == ValType::f32() || type.results[0] == ValType::f64()) {
     push_fp(Registers::kFloatResult);  // also in its slot; the register saves the reload
   } else {

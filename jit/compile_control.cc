@@ -236,7 +236,7 @@ void FunctionCompiler::else_frame() {
   }
   masm_.bind(f.else_label);
   truncate(f.height);
-  push_slots(f.param_types);  // spilled at the `if`
+  push_frame_values(f, true);  // spilled at the `if`
   f.kind = ControlFrame::Kind::Else;
   f.unreachable = false;
 }
@@ -275,7 +275,7 @@ void FunctionCompiler::end_frame() {
   switch (f.kind) {
     case ControlFrame::Kind::Function:
       if (!f.unreachable) {
-        push_slots(f.result_types);
+        push_frame_values(f, false);
         move_branch_values(f);
         truncate(f.height);
       }
@@ -296,7 +296,7 @@ void FunctionCompiler::end_frame() {
       break;  // its label is the header
   }
   control_.pop_back();
-  push_slots(f.result_types);
+  push_frame_values(f, false);
 }
 
 Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm, bool& handled) {

@@ -332,7 +332,7 @@ void FunctionCompiler::event_clause(uint32_t tag_index) {
     free_reg(value);
   }
   reload_after_call();
-  push_slots(std::span<const ValType>(instance_.tags[tag_index]->type->params));
+  push_slots(instance_.tags[tag_index]->type->params, slots);
 }
 
 Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, bool& handled) {
@@ -386,7 +386,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       masm_.jump_if(Cond::GtU, stub);
       reload_after_call();
       truncate(first);
-      push_slots(std::span<const ValType>(callee->type->results));
+      push_slots(callee->type->results, callee->result_slots);
       return {};
     }
     case Opcode::FiberResume: case Opcode::FiberSuspendTo: case Opcode::FiberSuspend: case Opcode::FiberSwitch: {
@@ -445,7 +445,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       masm_.jump_if(Cond::GtU, stub);
       reload_after_call();
       truncate(first);
-      push_slots(std::span<const ValType>(module_.types[imm.index].results));
+      push_slots(module_.types[imm.index].results, site->result_slots);
       return {};
     }
     case Opcode::FiberRetire: case Opcode::FiberRetireto: {

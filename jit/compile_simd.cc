@@ -172,7 +172,9 @@ Result<void> FunctionCompiler::compile_simd(Opcode op, const Instruction& imm, b
     push_vec(x);
     return {};
   }
-  if (op == Opcode::V128Bitselect) {
+  // (weft's relaxed_laneselect is v128.bitselect: every bit of the mask counts.)
+  if (op == Opcode::V128Bitselect || op == Opcode::I8x16RelaxedLaneselect || op == Opcode::I16x8RelaxedLaneselect ||
+      op == Opcode::I32x4RelaxedLaneselect || op == Opcode::I64x2RelaxedLaneselect) {
     const FReg mask = pop_vec();
     const FReg b = pop_vec();
     const FReg a = pop_vec();

@@ -71,8 +71,7 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
   // Locals by frame slot: a v128 local takes two. Without one, local i is
   // slot i and the table stays empty.
   local_slots_.clear();
-  bool has_vec_local = false;
-  for (ValType t : type_.params) has_vec_local |= t.is_vec();
+  bool has_vec_local = self_->param_slots != type_.params.size();
   for (const LocalGroup& g : function_.locals) has_vec_local |= g.type.is_vec() && g.count;
   if (has_vec_local) {
     uint32_t slot = 0;
@@ -310,14 +309,6 @@ void FunctionCompiler::evict_all(uint32_t mask) {
 void FunctionCompiler::spill(uint32_t position) {
   StackValue& v = stack_[position];
   constexpr Reg fp = Registers::kFrame, scratch = Registers::kScratch;
-  if (v.loc == Loc::Vec) {  // both entries, from the low one's register
-    const uint32_t lo = v.vec_hi ? position - 1 : position;
-    masm_.vec_store(fp, stack_disp(lo), stack_[lo].reg);
-    free_fp(stack_[lo].reg);
-    stack_[lo].loc = Loc::Slot;
-    if (lo + 1 < stack_.size()) stack_[lo + 1].loc = Loc::Slot;
-    return;
-  }
   if (v.loc == Loc::Reg) {
     masm_.store64(fp, stack_disp(position), v.reg);
     free_reg(v.reg);
@@ -340,6 +331,13 @@ void FunctionCompiler::spill(uint32_t position) {
       masm_.move_imm(scratch, v.imm);
       masm_.store64(fp, stack_disp(position), scratch);
     }
+  } else if (v.loc == Loc::Vec) {  // both entries, from the low one's register
+    const uint32_t lo = v.vec_hi ? position - 1 : position;
+    masm_.vec_store(fp, stack_disp(lo), stack_[lo].reg);
+    free_fp(stack_[lo].reg);
+    stack_[lo].loc = Loc::Slot;
+    if (lo + 1 < stack_.size()) stack_[lo + 1].loc = Loc::Slot;
+    return;
   }
   v.loc = Loc::Slot;
 }
@@ -417,7 +415,7 @@ Reg FunctionCompiler::pop_condition(bool& owned) {
   return pop_to_reg();
 }
 
-void FunctionCompiler::push_slots(std::span<const ValType> types) {
+void FunctionCompiler::push_typed_slots(std::span<const ValType> types) {
   for (ValType t : types) {
     push_value(StackValue{Loc::Slot, 0, false, 0});
     if (t.is_vec()) push_value(StackValue{Loc::Slot, 0, true, 0});
@@ -466,25 +464,26 @@ Result<void> FunctionCompiler::read_failed_or_select(bool read, const Instructio
 }
 
 Result<void> FunctionCompiler::block_signature(const BlockType& block, ControlFrame& f) const {
-  // (Spans over the module's types, which outlive the compiler, or over a constant.)
-  static const ValType kOneV128[1] = {ValType::v128()};
-  static const ValType kOneScalar[1] = {ValType::i64()};
   f.params = f.results = 0;
-  f.param_types = f.result_types = {};
+  f.vec_types = nullptr;
   switch (block.kind) {
     case BlockType::Empty: return {};
     case BlockType::Value:
       // Every value type but v128, typed fiber references included, is one slot wide.
-      f.result_types = block.value.is_vec() ? std::span<const ValType>(kOneV128) : std::span<const ValType>(kOneScalar);
-      f.results = slots_of(f.result_types);
+      if (block.value.is_vec()) {
+        static const FuncType kOneV128{{}, {ValType::v128()}};
+        f.vec_types = &kOneV128;
+        f.results = 2;
+      } else {
+        f.results = 1;
+      }
       return {};
     case BlockType::TypeIndex: break;
   }
-  const FuncType& ft = module_.types[block.type_index];
-  f.param_types = ft.params;
-  f.result_types = ft.results;
+  const FuncType& ft = module_.types[block.type_index];  // (the module outlives the compiler)
   f.params = slots_of(ft.params);
   f.results = slots_of(ft.results);
+  if (f.params != ft.params.size() || f.results != ft.results.size()) f.vec_types = &ft;
   return {};
 }
 
@@ -517,8 +516,8 @@ Result<void> FunctionCompiler::compile() {
 
   ControlFrame body;
   body.kind = ControlFrame::Kind::Function;
-  body.results = slots_of(type_.results);
-  body.result_types = type_.results;
+  body.results = self_->result_slots;
+  if (body.results != type_.results.size()) body.vec_types = &type_;
   body.label = return_label_;
   body.target_slot = 0;
   control_.push_back(body);

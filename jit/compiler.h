@@ -61,9 +61,10 @@ struct ControlFrame {
   Label label;           // branch target: the end (block/if/function) or the header (loop)
   Label else_label;      // if: start of the false arm
   uint32_t target_slot = 0;  // frame slot where a branch's values go
-  // params and results count frame slots; these are their value types (to
-  // mark v128 halves when the values are pushed back from their slots).
-  std::span<const ValType> param_types, result_types;
+  // params and results count frame slots. When they hold a v128, its types
+  // (to mark the v128 halves when the values are pushed back from their
+  // slots); nullptr otherwise, which keeps the frame small and the pushes plain.
+  const FuncType* vec_types = nullptr;
   bool unreachable = false;  // the rest of the current arm is dead code
   uint32_t branch_arity() const { return kind == Kind::Loop ? params : results; }
 };
@@ -293,7 +294,22 @@ class FunctionCompiler {
     stack_.push_back(v);
   }
   void push_slots(uint32_t count);  // results a call or label left in canonical slots
-  void push_slots(std::span<const ValType> types);  // the same, typed: v128 halves marked
+  // The same, typed: v128 halves marked. `slots` is their slot count, so that
+  // the common case (no v128) needs no look at the types.
+  void push_slots(std::span<const ValType> types, uint32_t slots) {
+    if (slots == types.size()) [[likely]]
+      push_slots(slots);
+    else
+      push_typed_slots(types);
+  }
+  void push_typed_slots(std::span<const ValType> types);
+  // A frame's params or results, in their slots.
+  void push_frame_values(const ControlFrame& f, bool params) {
+    if (!f.vec_types) [[likely]]
+      push_slots(params ? f.params : f.results);
+    else
+      push_typed_slots(params ? f.vec_types->params : f.vec_types->results);
+  }
   void truncate(uint32_t new_height);
   void reload_memory();
   // Memory `index` of the instance (memory 0: the one in the pinned registers).

@@ -757,7 +757,7 @@ void MacroAssembler::vec_from_gprs(FReg dst, Reg lo, Reg hi) {
 void MacroAssembler::gpr_from_vec_hi(Reg dst, FReg src) { asm_.umov(x(dst), arm::v(src).d(1)); }
 
 bool MacroAssembler::vec_binary(Opcode op, FReg dst, FReg src, bool emit) {
-  const arm::Vec a = arm::v(dst), b = arm::v(src);
+  const arm::Vec a = arm::v(dst), b = arm::v(src), t = arm::v(kF0);
   switch (op) {
     case Opcode::V128And: if (!emit) return true; asm_.and_(a.b16(), a.b16(), b.b16()); return true;
     case Opcode::V128Or: if (!emit) return true; asm_.orr(a.b16(), a.b16(), b.b16()); return true;
@@ -852,6 +852,30 @@ bool MacroAssembler::vec_binary(Opcode op, FReg dst, FReg src, bool emit) {
     case Opcode::I8x16NarrowI16x8U: if (!emit) return true; asm_.sqxtun(a.b8(), a.h8()); asm_.sqxtun2(a.b16(), b.h8()); return true;
     case Opcode::I16x8NarrowI32x4S: if (!emit) return true; asm_.sqxtn(a.h4(), a.s4()); asm_.sqxtn2(a.h8(), b.s4()); return true;
     case Opcode::I16x8NarrowI32x4U: if (!emit) return true; asm_.sqxtun(a.h4(), a.s4()); asm_.sqxtun2(a.h8(), b.s4()); return true;
+    // Not-equal: equality inverted (a NaN lane compares unequal).
+    case Opcode::I8x16Ne: if (!emit) return true; asm_.cmeq(a.b16(), a.b16(), b.b16()); asm_.mvn(a.b16(), a.b16()); return true;
+    case Opcode::I16x8Ne: if (!emit) return true; asm_.cmeq(a.h8(), a.h8(), b.h8()); asm_.mvn(a.b16(), a.b16()); return true;
+    case Opcode::I32x4Ne: if (!emit) return true; asm_.cmeq(a.s4(), a.s4(), b.s4()); asm_.mvn(a.b16(), a.b16()); return true;
+    case Opcode::I64x2Ne: if (!emit) return true; asm_.cmeq(a.d2(), a.d2(), b.d2()); asm_.mvn(a.b16(), a.b16()); return true;
+    case Opcode::F32x4Ne: if (!emit) return true; asm_.fcmeq(a.s4(), a.s4(), b.s4()); asm_.mvn(a.b16(), a.b16()); return true;
+    case Opcode::F64x2Ne: if (!emit) return true; asm_.fcmeq(a.d2(), a.d2(), b.d2()); asm_.mvn(a.b16(), a.b16()); return true;
+    // tbl yields 0 for an index past the table, as swizzle wants.
+    case Opcode::I8x16Swizzle: case Opcode::I8x16RelaxedSwizzle:
+      if (!emit) return true;
+      asm_.tbl(a.b16(), a.b16(), b.b16());
+      return true;
+    // pmin(a, b) = b < a ? b : a; pmax(a, b) = a < b ? b : a: b inserted where the compare holds.
+    case Opcode::F32x4Pmin: if (!emit) return true; asm_.fcmgt(t.s4(), a.s4(), b.s4()); asm_.bit(a.b16(), b.b16(), t.b16()); return true;
+    case Opcode::F32x4Pmax: if (!emit) return true; asm_.fcmgt(t.s4(), b.s4(), a.s4()); asm_.bit(a.b16(), b.b16(), t.b16()); return true;
+    case Opcode::F64x2Pmin: if (!emit) return true; asm_.fcmgt(t.d2(), a.d2(), b.d2()); asm_.bit(a.b16(), b.b16(), t.b16()); return true;
+    case Opcode::F64x2Pmax: if (!emit) return true; asm_.fcmgt(t.d2(), b.d2(), a.d2()); asm_.bit(a.b16(), b.b16(), t.b16()); return true;
+    // dot: the products of the low and of the high halves, then pairwise sums (wrapping, as Wasm's).
+    case Opcode::I32x4DotI16x8S:
+      if (!emit) return true;
+      asm_.smull(t.s4(), a.h4(), b.h4());
+      asm_.smull2(a.s4(), a.h8(), b.h8());
+      asm_.addp(a.s4(), t.s4(), a.s4());
+      return true;
     default: return false;
   }
 }
@@ -882,6 +906,7 @@ bool MacroAssembler::vec_unary(Opcode op, FReg dst, bool emit) {
     case Opcode::F64x2Ceil: if (!emit) return true; asm_.frintp(a.d2(), a.d2()); return true;
     case Opcode::F64x2Trunc: if (!emit) return true; asm_.frintz(a.d2(), a.d2()); return true;
     case Opcode::F32x4ConvertI32x4S: if (!emit) return true; asm_.scvtf(a.s4(), a.s4()); return true;
+    case Opcode::F64x2ConvertLowI32x4S: if (!emit) return true; asm_.sxtl(a.d2(), a.s2()); asm_.scvtf(a.d2(), a.d2()); return true;
     case Opcode::F64x2PromoteLowF32x4: if (!emit) return true; asm_.fcvtl(a.d2(), a.s2()); return true;
     case Opcode::F32x4DemoteF64x2Zero: if (!emit) return true; asm_.fcvtn(a.s2(), a.d2()); return true;  // (zeroes the upper half)
     case Opcode::I16x8ExtendLowI8x16S: if (!emit) return true; asm_.sxtl(a.h8(), a.b8()); return true;
