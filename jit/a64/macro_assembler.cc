@@ -876,6 +876,24 @@ bool MacroAssembler::vec_binary(Opcode op, FReg dst, FReg src, bool emit) {
       asm_.smull2(a.s4(), a.h8(), b.h8());
       asm_.addp(a.s4(), t.s4(), a.s4());
       return true;
+    // Widening multiplies of the low or high halves (exactly Wasm's extmul).
+    case Opcode::I16x8ExtmulLowI8x16S: if (!emit) return true; asm_.smull(a.h8(), a.b8(), b.b8()); return true;
+    case Opcode::I16x8ExtmulHighI8x16S: if (!emit) return true; asm_.smull2(a.h8(), a.b16(), b.b16()); return true;
+    case Opcode::I16x8ExtmulLowI8x16U: if (!emit) return true; asm_.umull(a.h8(), a.b8(), b.b8()); return true;
+    case Opcode::I16x8ExtmulHighI8x16U: if (!emit) return true; asm_.umull2(a.h8(), a.b16(), b.b16()); return true;
+    case Opcode::I32x4ExtmulLowI16x8S: if (!emit) return true; asm_.smull(a.s4(), a.h4(), b.h4()); return true;
+    case Opcode::I32x4ExtmulHighI16x8S: if (!emit) return true; asm_.smull2(a.s4(), a.h8(), b.h8()); return true;
+    case Opcode::I32x4ExtmulLowI16x8U: if (!emit) return true; asm_.umull(a.s4(), a.h4(), b.h4()); return true;
+    case Opcode::I32x4ExtmulHighI16x8U: if (!emit) return true; asm_.umull2(a.s4(), a.h8(), b.h8()); return true;
+    case Opcode::I64x2ExtmulLowI32x4S: if (!emit) return true; asm_.smull(a.d2(), a.s2(), b.s2()); return true;
+    case Opcode::I64x2ExtmulHighI32x4S: if (!emit) return true; asm_.smull2(a.d2(), a.s4(), b.s4()); return true;
+    case Opcode::I64x2ExtmulLowI32x4U: if (!emit) return true; asm_.umull(a.d2(), a.s2(), b.s2()); return true;
+    case Opcode::I64x2ExtmulHighI32x4U: if (!emit) return true; asm_.umull2(a.d2(), a.s4(), b.s4()); return true;
+    // (2ab + 2^15) >> 16, saturating: Wasm's (ab + 2^14) >> 15 with 0x8000² → 0x7fff.
+    case Opcode::I16x8Q15mulrSatS: case Opcode::I16x8RelaxedQ15mulrS:
+      if (!emit) return true;
+      asm_.sqrdmulh(a.h8(), a.h8(), b.h8());
+      return true;
     default: return false;
   }
 }
@@ -921,6 +939,33 @@ bool MacroAssembler::vec_unary(Opcode op, FReg dst, bool emit) {
     case Opcode::I32x4ExtendHighI16x8U: if (!emit) return true; asm_.uxtl2(a.s4(), a.h8()); return true;
     case Opcode::I64x2ExtendHighI32x4S: if (!emit) return true; asm_.sxtl2(a.d2(), a.s4()); return true;
     case Opcode::I64x2ExtendHighI32x4U: if (!emit) return true; asm_.uxtl2(a.d2(), a.s4()); return true;
+    case Opcode::I8x16Popcnt: if (!emit) return true; asm_.cnt(a.b16(), a.b16()); return true;
+    case Opcode::I16x8ExtaddPairwiseI8x16S: if (!emit) return true; asm_.saddlp(a.h8(), a.b16()); return true;
+    case Opcode::I16x8ExtaddPairwiseI8x16U: if (!emit) return true; asm_.uaddlp(a.h8(), a.b16()); return true;
+    case Opcode::I32x4ExtaddPairwiseI16x8S: if (!emit) return true; asm_.saddlp(a.s4(), a.h8()); return true;
+    case Opcode::I32x4ExtaddPairwiseI16x8U: if (!emit) return true; asm_.uaddlp(a.s4(), a.h8()); return true;
+    // fcvtzs/fcvtzu truncate, saturate and turn NaN into 0: exactly trunc_sat
+    // (and weft's relaxed_trunc, which is trunc_sat).
+    case Opcode::I32x4TruncSatF32x4S: case Opcode::I32x4RelaxedTruncF32x4S:
+      if (!emit) return true;
+      asm_.fcvtzs(a.s4(), a.s4());
+      return true;
+    case Opcode::I32x4TruncSatF32x4U: case Opcode::I32x4RelaxedTruncF32x4U:
+      if (!emit) return true;
+      asm_.fcvtzu(a.s4(), a.s4());
+      return true;
+    case Opcode::I32x4TruncSatF64x2SZero: case Opcode::I32x4RelaxedTruncF64x2SZero:
+      if (!emit) return true;
+      asm_.fcvtzs(a.d2(), a.d2());
+      asm_.sqxtn(a.s2(), a.d2());  // (zeroes the upper half)
+      return true;
+    case Opcode::I32x4TruncSatF64x2UZero: case Opcode::I32x4RelaxedTruncF64x2UZero:
+      if (!emit) return true;
+      asm_.fcvtzu(a.d2(), a.d2());
+      asm_.uqxtn(a.s2(), a.d2());
+      return true;
+    case Opcode::F32x4ConvertI32x4U: if (!emit) return true; asm_.ucvtf(a.s4(), a.s4()); return true;
+    case Opcode::F64x2ConvertLowI32x4U: if (!emit) return true; asm_.uxtl(a.d2(), a.s2()); asm_.ucvtf(a.d2(), a.d2()); return true;
     default: return false;
   }
 }

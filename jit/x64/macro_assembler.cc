@@ -1042,7 +1042,7 @@ void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resu
 namespace weft::jit::x64 {
 
 namespace {
-constexpr FReg kF0 = Registers::kFloatScratch0;
+constexpr FReg kF0 = Registers::kFloatScratch0, kF1 = Registers::kFloatScratch1;
 constexpr Reg kScratchReg = Registers::kScratch;
 }  // namespace
 
@@ -1209,6 +1209,63 @@ bool MacroAssembler::vec_binary(Opcode op, FReg dst, FReg src, bool emit) {
       asm_.paddusb(b, x86::xmm(kF0));
       asm_.pshufb(a, b);
       return true;
+    // Widening multiplies: both operands widened (the high half moved down
+    // first), then multiplied; 64-bit lanes through pmuldq/pmuludq, which
+    // multiply the low dword of each qword.
+    case Opcode::I16x8ExtmulLowI8x16S: case Opcode::I16x8ExtmulHighI8x16S:
+    case Opcode::I16x8ExtmulLowI8x16U: case Opcode::I16x8ExtmulHighI8x16U:
+    case Opcode::I32x4ExtmulLowI16x8S: case Opcode::I32x4ExtmulHighI16x8S:
+    case Opcode::I32x4ExtmulLowI16x8U: case Opcode::I32x4ExtmulHighI16x8U: {
+      if (!emit) return true;
+      const bool high = op == Opcode::I16x8ExtmulHighI8x16S || op == Opcode::I16x8ExtmulHighI8x16U ||
+                        op == Opcode::I32x4ExtmulHighI16x8S || op == Opcode::I32x4ExtmulHighI16x8U;
+      const bool is_signed = op == Opcode::I16x8ExtmulLowI8x16S || op == Opcode::I16x8ExtmulHighI8x16S ||
+                             op == Opcode::I32x4ExtmulLowI16x8S || op == Opcode::I32x4ExtmulHighI16x8S;
+      const bool bytes = op == Opcode::I16x8ExtmulLowI8x16S || op == Opcode::I16x8ExtmulHighI8x16S ||
+                         op == Opcode::I16x8ExtmulLowI8x16U || op == Opcode::I16x8ExtmulHighI8x16U;
+      for (const x86::Xmm& x : {a, b}) {
+        if (high) asm_.psrldq(x, 8);
+        if (bytes) is_signed ? asm_.pmovsxbw(x, x) : asm_.pmovzxbw(x, x);
+        else is_signed ? asm_.pmovsxwd(x, x) : asm_.pmovzxwd(x, x);
+      }
+      bytes ? asm_.pmullw(a, b) : asm_.pmulld(a, b);
+      return true;
+    }
+    case Opcode::I64x2ExtmulLowI32x4S: case Opcode::I64x2ExtmulHighI32x4S:
+    case Opcode::I64x2ExtmulLowI32x4U: case Opcode::I64x2ExtmulHighI32x4U: {
+      if (!emit) return true;
+      const bool high = op == Opcode::I64x2ExtmulHighI32x4S || op == Opcode::I64x2ExtmulHighI32x4U;
+      const uint8_t lanes = high ? 0xFA : 0x50;  // dwords 2,2,3,3 or 0,0,1,1
+      asm_.pshufd(a, a, lanes);
+      asm_.pshufd(b, b, lanes);
+      op == Opcode::I64x2ExtmulLowI32x4S || op == Opcode::I64x2ExtmulHighI32x4S ? asm_.pmuldq(a, b) : asm_.pmuludq(a, b);
+      return true;
+    }
+    // a·b mod 2^64 = lo·lo + ((hi_a·lo_b + lo_a·hi_b) << 32).
+    case Opcode::I64x2Mul: {
+      if (!emit) return true;
+      const x86::Xmm t0 = x86::xmm(kF0), t1 = x86::xmm(kF1);
+      asm_.movdqa(t0, a);
+      asm_.psrlq(t0, 32);
+      asm_.pmuludq(t0, b);
+      asm_.movdqa(t1, b);
+      asm_.psrlq(t1, 32);
+      asm_.pmuludq(t1, a);
+      asm_.paddq(t0, t1);
+      asm_.psllq(t0, 32);
+      asm_.pmuludq(a, b);
+      asm_.paddq(a, t0);
+      return true;
+    }
+    // pmulhrsw rounds as Wasm does; its one overflow, 0x8000 · 0x8000, gives
+    // 0x8000 (no other product can), which Wasm saturates to 0x7fff.
+    case Opcode::I16x8Q15mulrSatS: case Opcode::I16x8RelaxedQ15mulrS:
+      if (!emit) return true;
+      asm_.pmulhrsw(a, b);
+      vec_constant(kF0, 0x8000800080008000ull, 0x8000800080008000ull);
+      asm_.pcmpeqw(x86::xmm(kF0), a);
+      asm_.pxor(a, x86::xmm(kF0));
+      return true;
     default: return false;
   }
 }
@@ -1280,6 +1337,86 @@ bool MacroAssembler::vec_unary(Opcode op, FReg dst, bool emit) {
     case Opcode::I32x4ExtendHighI16x8U: if (!emit) return true; asm_.psrldq(a, 8); asm_.pmovzxwd(a, a); return true;
     case Opcode::I64x2ExtendHighI32x4S: if (!emit) return true; asm_.psrldq(a, 8); asm_.pmovsxdq(a, a); return true;
     case Opcode::I64x2ExtendHighI32x4U: if (!emit) return true; asm_.psrldq(a, 8); asm_.pmovzxdq(a, a); return true;
+    // Pairwise widening adds: pmaddubsw (unsigned × signed bytes) and
+    // pmaddwd (signed words) against ones; unsigned words biased by 0x8000
+    // first, the bias (2 · 0x8000 per pair) added back.
+    case Opcode::I16x8ExtaddPairwiseI8x16S:
+      if (!emit) return true;
+      vec_constant(kF0, 0x0101010101010101ull, 0x0101010101010101ull);
+      asm_.pmaddubsw(t, a);
+      asm_.movdqa(a, t);
+      return true;
+    case Opcode::I16x8ExtaddPairwiseI8x16U:
+      if (!emit) return true;
+      vec_constant(kF0, 0x0101010101010101ull, 0x0101010101010101ull);
+      asm_.pmaddubsw(a, t);
+      return true;
+    case Opcode::I32x4ExtaddPairwiseI16x8S:
+      if (!emit) return true;
+      vec_constant(kF0, 0x0001000100010001ull, 0x0001000100010001ull);
+      asm_.pmaddwd(a, t);
+      return true;
+    case Opcode::I32x4ExtaddPairwiseI16x8U:
+      if (!emit) return true;
+      vec_constant(kF0, 0x8000800080008000ull, 0x8000800080008000ull);
+      asm_.pxor(a, t);
+      vec_constant(kF0, 0x0001000100010001ull, 0x0001000100010001ull);
+      asm_.pmaddwd(a, t);
+      vec_constant(kF0, 0x0001000000010000ull, 0x0001000000010000ull);
+      asm_.paddd(a, t);
+      return true;
+    // popcnt: each nibble looked up in a 16-entry table (pshufb), the two summed.
+    case Opcode::I8x16Popcnt: {
+      if (!emit) return true;
+      const x86::Xmm u = x86::xmm(kF1);
+      constexpr uint64_t kNibbleBits = 0x0302020102010100ull, kNibbleBitsHigh = 0x0403030203020201ull;
+      vec_constant(kF0, 0x0F0F0F0F0F0F0F0Full, 0x0F0F0F0F0F0F0F0Full);
+      asm_.movdqa(u, a);
+      asm_.psrlw(u, 4);
+      asm_.pand(u, t);  // the high nibbles
+      asm_.pand(a, t);  // the low nibbles
+      vec_constant(kF0, kNibbleBits, kNibbleBitsHigh);
+      asm_.pshufb(t, u);
+      vec_constant(kF1, kNibbleBits, kNibbleBitsHigh);
+      asm_.pshufb(u, a);
+      asm_.movdqa(a, u);
+      asm_.paddb(a, t);
+      return true;
+    }
+    // trunc_sat: NaN lanes zeroed first; cvttps2dq gives 0x80000000 for any
+    // lane out of range, which for a non-negative input becomes 0x7fffffff.
+    case Opcode::I32x4TruncSatF32x4S: case Opcode::I32x4RelaxedTruncF32x4S:
+      if (!emit) return true;
+      asm_.movaps(t, a);
+      asm_.cmpps(t, t, 0);  // all ones where not NaN
+      asm_.andps(a, t);
+      asm_.pxor(t, a);      // sign bit clear where the input was negative (or NaN)
+      asm_.cvttps2dq(a, a);
+      asm_.pand(t, a);
+      asm_.psrad(t, 31);    // all ones where a non-negative input overflowed
+      asm_.pxor(a, t);
+      return true;
+    // u32 → f32 with one rounding: the high 16 bits (halved, exact) and the
+    // low 16 bits (exact) converted apart, the first doubled, then added.
+    case Opcode::F32x4ConvertI32x4U:
+      if (!emit) return true;
+      asm_.pxor(t, t);
+      asm_.pblendw(t, a, 0x55);  // the low 16 bits of each lane
+      asm_.psubd(a, t);          // the high 16 bits
+      asm_.cvtdq2ps(t, t);
+      asm_.psrld(a, 1);
+      asm_.cvtdq2ps(a, a);
+      asm_.addps(a, a);
+      asm_.addps(a, t);
+      return true;
+    // u32 → f64: each lane as the low half of the double 2^52 + x, minus 2^52.
+    case Opcode::F64x2ConvertLowI32x4U:
+      if (!emit) return true;
+      vec_constant(kF0, 0x4330000043300000ull, 0x4330000043300000ull);
+      asm_.unpcklps(a, t);
+      vec_constant(kF0, 0x4330000000000000ull, 0x4330000000000000ull);
+      asm_.subpd(a, t);
+      return true;
     default: return false;
   }
 }
