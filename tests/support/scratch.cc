@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -18,6 +19,10 @@ ScratchDir::ScratchDir(const std::string& prefix) {
   if (info) name += std::string("_") + info->test_suite_name() + "_" + info->name();
   for (char& c : name)
     if (c == '/') c = '_';  // parameterised names: Exec/Suite, Name/Tier
+  // The process id too: two test runs on one machine (the native and the
+  // sanitizer or AArch64 builds, say) run the same test at the same time, and
+  // one must not remove or overwrite the other's files.
+  name += "_" + std::to_string(::getpid());
   path_ = fs::path(::testing::TempDir()) / name;
   std::error_code ec;
   fs::remove_all(path_, ec);
