@@ -156,10 +156,10 @@ Result<void> FunctionCompiler::compile_simd(Opcode op, const Instruction& imm, b
     push_reg(r);
     return {};
   }
-  if (thunk.shape == SimdShape::Shuffle && masm_.vec_shuffle(0, 0, imm.bytes16, false)) {
+  if (thunk.shape == SimdShape::Shuffle) {
     const FReg b = pop_vec();
     const FReg a = pop_vec();
-    masm_.vec_shuffle(a, b, imm.bytes16, true);
+    masm_.vec_shuffle(a, b, imm.bytes16);
     free_fp(b);
     push_vec(a);
     return {};
@@ -194,16 +194,7 @@ Result<void> FunctionCompiler::compile_simd(Opcode op, const Instruction& imm, b
     case SimdShape::Splat: operands = 1; break;
     case SimdShape::Extract: operands = 2; results = 1; break;
     case SimdShape::Replace: operands = 3; break;
-    case SimdShape::Shuffle: {
-      // The lane indices as a third operand.
-      uint64_t lo, hi;
-      std::memcpy(&lo, imm.bytes16, 8);
-      std::memcpy(&hi, imm.bytes16 + 8, 8);
-      push_const(lo);
-      push_const(hi);
-      operands = 6;
-      break;
-    }
+    case SimdShape::Shuffle: break;  // (always inline, above)
     case SimdShape::Unary: operands = 2; break;
     case SimdShape::Binary: operands = 4; break;
     case SimdShape::Ternary: operands = 6; break;

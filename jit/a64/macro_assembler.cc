@@ -1042,8 +1042,7 @@ bool MacroAssembler::vec_load_extend(Opcode op, FReg dst, Reg base, Reg index, i
   return true;
 }
 
-bool MacroAssembler::vec_shuffle(FReg dst, FReg src, const uint8_t* lanes, bool emit) {
-  if (!emit) return true;
+void MacroAssembler::vec_shuffle(FReg dst, FReg src, const uint8_t* lanes) {
   // tbl takes lane i from index lanes[i] of its table register, or 0 for an
   // index past it: the lanes of each operand, then or'ed.
   const ShuffleTables tables = split_shuffle_lanes(lanes, 0xFF);
@@ -1053,7 +1052,6 @@ bool MacroAssembler::vec_shuffle(FReg dst, FReg src, const uint8_t* lanes, bool 
   vec_constant(kF0, tables.from_a[0], tables.from_a[1]);
   asm_.tbl(a.b16(), a.b16(), t.b16());
   asm_.orr(a.b16(), a.b16(), b.b16());
-  return true;
 }
 
 void MacroAssembler::vec_bitselect(FReg dst, FReg other, FReg mask) {

@@ -1486,8 +1486,7 @@ bool MacroAssembler::vec_load_extend(Opcode op, FReg dst, Reg base, Reg index, i
   }
 }
 
-bool MacroAssembler::vec_shuffle(FReg dst, FReg src, const uint8_t* lanes, bool emit) {
-  if (!emit) return true;
+void MacroAssembler::vec_shuffle(FReg dst, FReg src, const uint8_t* lanes) {
   // pshufb takes lane i from index lanes[i] of one register, or 0 where bit 7
   // of the index is set: the lanes of each operand, then or'ed.
   const ShuffleTables tables = split_shuffle_lanes(lanes, 0x80);
@@ -1502,7 +1501,6 @@ bool MacroAssembler::vec_shuffle(FReg dst, FReg src, const uint8_t* lanes, bool 
   }
   if (tables.uses_a && tables.uses_b) asm_.por(a, b);
   else if (tables.uses_b) asm_.movdqa(a, b);
-  return true;
 }
 
 void MacroAssembler::vec_bitselect(FReg dst, FReg other, FReg mask) {
