@@ -139,6 +139,7 @@ TierStats Store::tier_stats() const {
   if (auto* jit = dynamic_cast<const jit::JitExecutor*>(&store_->executor())) {
     stats.tier = Tier::Jit;
     stats.jit_compiled = jit->stats().compiled;
+    stats.jit_reused = jit->stats().reused;
     stats.jit_fallbacks = jit->stats().fallbacks;
     stats.fallback_reasons = jit->stats().fallback_reasons;
   }

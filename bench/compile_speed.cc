@@ -3,9 +3,12 @@
 //
 // Usage: compile_speed FILE.wasm [REPS]
 //
-// Decoding and validation happen once, outside the timed region; each rep then
-// times one Store::instantiate per tier, alternating the tiers (the machine is
-// shared and noisy, so drift hits both alike). Instantiation with
+// Decoding and validation happen outside the timed region; each rep then
+// times one Store::instantiate per tier of a module decoded for that rep,
+// alternating the tiers (the machine is shared and noisy, so drift hits both
+// alike). A fresh module each time: the JIT compiles a module once and later
+// instances of it copy that code (jit/code_template.h), which is timed
+// separately as jit_copy_ms — a second instantiation of the last rep's module. Instantiation with
 // Config::eager_compilation is where the code is prepared: the interpreter
 // tier translates every function to its internal code; the JIT tier compiles
 // every function to machine code and translates for the interpreter the
@@ -19,7 +22,9 @@
 //   code_bytes N, functions N, reps N,
 //   interp_ms / jit_ms        median CPU milliseconds per instantiation,
 //   interp_mbps / jit_mbps    code-section MB (1e6 bytes) per second,
-//   jit_tier 0|1 (whether this build has the JIT), jit_compiled N, jit_fallbacks N.
+//   jit_tier 0|1 (whether this build has the JIT), jit_compiled N, jit_fallbacks N,
+//   jit_copy_ms               CPU milliseconds of an instantiation that copies
+//                             the compiled code (jit_reused N functions).
 #include <algorithm>
 #include <ctime>
 #include <cstdint>
@@ -27,6 +32,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -118,19 +124,21 @@ int main(int argc, char** argv) {
   // both tiers would compile (translate) each function at its first call.
   interp_config.eager_compilation = jit_config.eager_compilation = true;
   weft::Engine interp_engine(interp_config), jit_engine(jit_config);
-  // Both tiers decode and validate identically; one module per engine keeps
-  // each store bound to the engine it was loaded with.
-  auto interp_module = weft::WasmModule::from_binary(interp_engine, bytes);
-  auto jit_module = weft::WasmModule::from_binary(jit_engine, bytes);
-  if (!interp_module.ok() || !jit_module.ok()) {
-    std::fprintf(stderr, "compile_speed: %s: %s\n", argv[1],
-                 (interp_module.ok() ? jit_module : interp_module).error().message.c_str());
-    return 1;
-  }
-
   std::vector<double> interp_s, jit_s;
   weft::TierStats jit_stats;
+  std::unique_ptr<weft::WasmModule> jit_module;
   for (int i = 0; i < reps; ++i) {
+    // Both tiers decode and validate identically; one module per engine keeps
+    // each store bound to the engine it was loaded with.
+    auto interp_module = weft::WasmModule::from_binary(interp_engine, bytes);
+    auto fresh = weft::WasmModule::from_binary(jit_engine, bytes);
+    if (!interp_module.ok() || !fresh.ok()) {
+      std::fprintf(stderr, "compile_speed: %s: %s\n", argv[1],
+                   (interp_module.ok() ? fresh : interp_module).error().message.c_str());
+      return 1;
+    }
+    jit_module.reset();  // the last rep's module (and its compiled code) goes first
+    jit_module = std::make_unique<weft::WasmModule>(std::move(*fresh));
     auto interp = time_instantiation(interp_engine, *interp_module);
     auto jit = time_instantiation(jit_engine, *jit_module);
     if (!interp || !jit) return 1;
@@ -138,6 +146,8 @@ int main(int argc, char** argv) {
     jit_s.push_back(jit->seconds);
     jit_stats = jit->stats;
   }
+  auto copy = time_instantiation(jit_engine, *jit_module);
+  if (!copy) return 1;
 
   const double mb = input.code_bytes / 1e6;
   const double t_interp = weft_bench::median(interp_s), t_jit = weft_bench::median(jit_s);
@@ -147,5 +157,6 @@ int main(int argc, char** argv) {
   // jit_tier 0: this build has no JIT (the "JIT" times are the interpreter's).
   std::printf("jit_tier %d\njit_compiled %u\njit_fallbacks %u\n", jit_stats.tier == weft::Tier::Jit ? 1 : 0,
               jit_stats.jit_compiled, jit_stats.jit_fallbacks);
+  std::printf("jit_copy_ms %.3f\njit_reused %u\n", copy->seconds * 1e3, copy->stats.jit_reused);
   return 0;
 }

@@ -1069,7 +1069,8 @@ def run_p7(build_dir: Path, module: Path, quick: bool) -> dict[str, float]:
     progress(f"  compile speed: {values['code_bytes'] / 1e6:.2f} MB code section, "
              f"jit {values['jit_mbps']:.2f} MB/s, interpreter translation {values['interp_mbps']:.2f} MB/s "
              f"({values['jit_fallbacks']:.0f} fallbacks); validation {values['validate_mbps']:.1f} MB/s, "
-             f"decoding {values['decode_mbps']:.1f} MB/s")
+             f"decoding {values['decode_mbps']:.1f} MB/s; a second instance copies the code in "
+             f"{values.get('jit_copy_ms', 0):.1f} ms (jit {values['jit_ms']:.1f} ms)")
     return values
 
 

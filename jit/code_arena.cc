@@ -95,6 +95,18 @@ int64_t CodeArena::place(asmjit::CodeHolder& holder, size_t alignment, bool stub
   return int64_t(at);
 }
 
+uint8_t* CodeArena::claim(size_t size, size_t alignment, size_t shift, size_t& at) {
+  at = align_up(used_, alignment) + shift;
+  if (size == 0 || at > limit_ || size > limit_ - at) return nullptr;
+  return writable_ + at;
+}
+
+void CodeArena::publish(size_t at, size_t size) {
+  __builtin___clear_cache(reinterpret_cast<char*>(executable_ + at), reinterpret_cast<char*>(executable_ + at + size));
+  forget_translations(executable_ + at, size);
+  used_ = at + size;
+}
+
 void CodeArena::rewrite(size_t offset, const void* bytes, size_t size) {
   std::memcpy(writable_ + offset, bytes, size);
   __builtin___clear_cache(reinterpret_cast<char*>(executable_ + offset),

@@ -37,6 +37,12 @@ class CodeArena {
   // Where the next place(…, alignment) of a function will put it (its code
   // may then refer to its own address: MacroAssembler::set_code_address).
   size_t next(size_t alignment) const { return align_up(used_, alignment); }
+  // Code written in place (a copy of a function: jit/code_template.h): the
+  // writable address of `size` bytes where place(…, alignment, false, shift)
+  // would put them, or nullptr when they do not fit; publish(at, size) then
+  // makes them code, at offset `at` (which claim set).
+  uint8_t* claim(size_t size, size_t alignment, size_t shift, size_t& at);
+  void publish(size_t at, size_t size);
   // Overwrites placed code (a direct-call slot's jump) through the writable view.
   void rewrite(size_t offset, const void* bytes, size_t size);
 

@@ -28,8 +28,8 @@ int32_t jit_entry_offset() {
 // function receives as its weft::Caller. (call_indirect's helper does the
 // same when the table entry is a host function.)
 void FunctionCompiler::record_host_caller() {
-  masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(&instance_.store->host_caller));
-  masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(&instance_));
+  move_instance_word(kArg[0], InstanceRef::HostCaller, 0);
+  move_instance_word(kCallee, InstanceRef::Instance, 0);
   masm_.store64(kArg[0], 0, kCallee);
 }
 
@@ -113,7 +113,7 @@ FunctionCompiler::DirectTarget FunctionCompiler::direct_target(const runtime::Fu
   if (direct_entries_) return {&(*direct_entries_)[defined], nullptr};
   if (callee == self_) return {&self_entry_, nullptr};
   if (direct_slots_) {
-    if (const uint8_t* entry = (*compiled_entries_)[defined]) return {nullptr, entry};
+    if (const uint8_t* entry = (*compiled_entries_)[defined]) return {nullptr, entry, defined};
     return {nullptr, direct_slots_ + size_t(defined) * direct_slot_size_, defined};
   }
   return {};
@@ -195,9 +195,12 @@ void FunctionCompiler::resolve_indirect_callee(const Instruction& imm) {
   masm_.zero_extend32(kArg[3], index);  // first: `index` may be any argument register
   free_reg(index);
   masm_.move(kArg[0], kCtx);
-  masm_.move_imm(kArg[1], reinterpret_cast<uint64_t>(self_));
-  masm_.move_imm(kArg[2], reinterpret_cast<uint64_t>(instance_.tables[imm.index2]));
-  masm_.move_imm(kArg[4], instance_.type_ids[imm.index]);
+  move_instance_word(kArg[1], InstanceRef::Function, self_index_);
+  move_instance_word(kArg[2], InstanceRef::Table, imm.index2);
+  if (const uint64_t type_id = instance_value(InstanceRef::TypeId, imm.index); type_id <= uint64_t(INT32_MAX))
+    record_narrow(masm_.move_patchable32(kArg[4], uint32_t(type_id)), InstanceRef::TypeId, imm.index);
+  else
+    move_instance_word(kArg[4], InstanceRef::TypeId, imm.index);
   masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_resolve_indirect));
   masm_.test_bits(true, Registers::kReturn, Registers::kReturn);
   masm_.jump_if_zero(trap_return_);
@@ -263,7 +266,7 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
       runtime::FuncInstance* callee = instance_.functions[imm.index];
       spill_all();
       if (callee->is_host()) record_host_caller();
-      masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(callee));
+      move_instance_word(kCallee, InstanceRef::Function, imm.index);
       tail_call_function(callee->param_slots);
       return {};
     }
@@ -281,7 +284,7 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
       }
       spill_all();
       if (callee->is_host()) record_host_caller();
-      masm_.move_imm(kCallee, reinterpret_cast<uint64_t>(callee));
+      move_instance_word(kCallee, InstanceRef::Function, imm.index);
       call_function(*callee->type);
       return {};
     }

@@ -38,7 +38,7 @@ void FunctionCompiler::charge_fuel(uint32_t amount) {
 void FunctionCompiler::check_interrupt() {
   if (!interrupt_flag_) return;
   // The flag's address is fixed for the store's lifetime, as is this code.
-  masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(interrupt_flag_));
+  move_instance_word(kScratch, InstanceRef::InterruptFlag, 0);
   masm_.compare8_mem_imm(kScratch, 0, 0);
   masm_.jump_if(Cond::Ne, trap_label(runtime::TrapKind::Interrupted));
 }
@@ -188,7 +188,7 @@ void FunctionCompiler::epilogue_and_stubs() {
   if (thunk_trap || masm_.referenced(common_trap_)) {  // thunk_trap falls through
     masm_.bind(common_trap_);
     masm_.move(Registers::kArg[0], kCtx);
-    masm_.move_imm(Registers::kArg[1], reinterpret_cast<uint64_t>(self_));
+    move_instance_word(Registers::kArg[1], InstanceRef::Function, self_index_);
     masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_trap));
     masm_.jump(trap_return_);
   }
@@ -196,7 +196,7 @@ void FunctionCompiler::epilogue_and_stubs() {
   if (propagate) {
     masm_.bind(propagate_);
     masm_.move(Registers::kArg[0], kCtx);
-    masm_.move_imm(Registers::kArg[1], reinterpret_cast<uint64_t>(self_));
+    move_instance_word(Registers::kArg[1], InstanceRef::Function, self_index_);
     masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_unwind));
   }
   if (propagate || masm_.referenced(trap_return_)) {  // propagate falls through

@@ -36,6 +36,7 @@ Result<void> FunctionCompiler::compile_exception(Opcode op, const Instruction& i
       catch_sites_out_->push_back(std::make_unique<CatchSite>());
       TryLanding landing;
       landing.site = catch_sites_out_->back().get();
+      landing.site->position = uint32_t(catch_sites_out_->size() - 1);
       // Each clause names a label outside the try_table: the frame the label
       // belongs to says where its values go and where its code is.
       for (const CatchClause& clause : imm.catches) {
@@ -44,6 +45,7 @@ Result<void> FunctionCompiler::compile_exception(Opcode op, const Instruction& i
         if (clause.has_tag()) {
           const runtime::TagInstance* tag = instance_.tags[clause.tag];
           c.tag_id = tag->id;
+          c.tag_index = clause.tag;
           c.payload_slots = tag->param_slots;
         }
         c.dest_slot = target.target_slot;
@@ -74,7 +76,7 @@ Result<void> FunctionCompiler::compile_exception(Opcode op, const Instruction& i
       spill_all();
       const uint32_t first = height() - tag->param_slots;
       masm_.move(kArg[0], kCtx);
-      masm_.move_imm(kArg[1], reinterpret_cast<uint64_t>(tag));
+      move_instance_word(kArg[1], InstanceRef::Tag, imm.index);
       masm_.address_of(kArg[2], kFp, stack_disp(first));
       masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_throw));
       masm_.jump(exception_exit(true));
@@ -86,7 +88,7 @@ Result<void> FunctionCompiler::compile_exception(Opcode op, const Instruction& i
       spill_all();
       const uint32_t position = height() - 1;
       masm_.move(kArg[0], kCtx);
-      masm_.move_imm(kArg[1], reinterpret_cast<uint64_t>(self_));
+      move_instance_word(kArg[1], InstanceRef::Function, self_index_);
       masm_.load64(kArg[2], kFp, stack_disp(position));
       masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_throw_ref));
       masm_.jump(exception_exit(true));
@@ -115,7 +117,7 @@ void FunctionCompiler::exception_stubs() {
       masm_.bind(at);
       masm_.move(kArg[0], kCtx);
       masm_.move(kArg[1], kFp);
-      masm_.move_imm(kArg[2], reinterpret_cast<uint64_t>(landing.site));
+      move_instance_word(kArg[2], InstanceRef::CatchSite, landing.site->position);
       masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_catch));
       entries[0] = no_catch;
       masm_.move(Registers::kTemp0, Registers::kReturn);

@@ -65,6 +65,8 @@ FiberSite* FunctionCompiler::new_fiber_site(Opcode op) {
   FiberSite* site = sites_out_->back().get();
   site->op = op;
   site->self = self_;
+  site->self_index = self_index_;
+  site->position = uint32_t(sites_out_->size() - 1);
   return site;
 }
 
@@ -76,7 +78,11 @@ void FunctionCompiler::build_scope(const std::vector<validator::EventClause>& sc
   std::vector<uint32_t> values;
   for (const validator::EventClause& clause : scope) {
     const uint64_t id = instance_.tags[clause.tag]->id;
-    if (std::find(keys.begin(), keys.end(), id) != keys.end()) continue;
+    if (std::find(keys.begin(), keys.end(), id) != keys.end()) {
+      site.scope.push_back({clause.tag, UINT32_MAX});
+      continue;
+    }
+    site.scope.push_back({clause.tag, uint32_t(targets.size())});
     keys.push_back(id);
     values.push_back(uint32_t(targets.size()));
     targets.push_back(clause_label(clause.body_offset));
@@ -101,7 +107,7 @@ void FunctionCompiler::call_fiber_helper(const FiberSite* site) {
   store_depth(masm_, kScratch, Registers::kTemp1);  // the stack is spilled: temps are free
   masm_.move(kArg[0], kCtx);
   masm_.move(kArg[1], kFp);
-  masm_.move_imm(kArg[2], reinterpret_cast<uint64_t>(site));
+  move_instance_word(kArg[2], InstanceRef::FiberSite, site->position);
   masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_fiber));
   reload_pinned_locals();  // every fiber instruction's call (kReturn, kReturn2 are not among them)
 }
@@ -125,7 +131,7 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   // The switch state's address is constant for this code: an immediate, not
   // a load through ctx (a switch is a chain of dependent loads — handle,
   // fiber, saved stack pointer, saved registers — and this shortens it).
-  masm_.move_imm(S, reinterpret_cast<uint64_t>(fiber_ctx_->fiber_state));
+  move_instance_word(S, InstanceRef::FiberState, 0);
   // dest = the target fiber of the handle in frame slot `slot`, if it is a
   // live, started, suspended fiber; otherwise to `slow`. The fiber this site
   // switched to last is tried first (its handle still equal to the operand);
@@ -134,7 +140,7 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   auto find_suspended_target = [&](uint32_t slot) {
     masm_.load64(t0, kFp, slot_disp(slot));
     Label resolved = masm_.new_label();
-    masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(&site.resume_cache));
+    move_instance_word(kScratch, InstanceRef::ResumeCache, site.position);
     masm_.load64(dest, kScratch, 0);
     masm_.compare_mem64(t0, dest, fiber_handle);
     masm_.jump_if(Cond::Eq, resolved);
@@ -219,9 +225,9 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   // The event: {Event, tag} and the payload in the transfer area.
   masm_.store8_imm(S, state_kind, uint8_t(runtime::FiberOutcome::Kind::Event));
   if (site.tag <= uint64_t(INT32_MAX)) {
-    masm_.store64_imm(S, state_tag, int32_t(site.tag));
+    record_narrow(masm_.store64_patchable32(S, state_tag, uint32_t(site.tag)), InstanceRef::SiteTag, site.position);
   } else {
-    masm_.move_imm(kScratch, site.tag);
+    move_instance_word(kScratch, InstanceRef::SiteTag, site.position);
     masm_.store64(S, state_tag, kScratch);
   }
   if (site.payload_slots) {
@@ -238,7 +244,8 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   static_assert(ctx_native_limit != ctx_stack);
   masm_.push_words(kCtx, ctx_stack, ctx_native_limit);
   Label resume = masm_.new_label(), arrival = masm_.new_label();
-  masm_.switch_fiber_stack(save, dest, resume, uint32_t(site.tag));
+  // (Inline only for a tag identity below 2^31: compile_fiber.)
+  record_narrow(masm_.switch_fiber_stack(save, dest, resume, uint32_t(site.tag)), InstanceRef::SiteTag, site.position);
 
   // Resumed (the pinned registers are ours again). from = 0 and tag = a tag
   // identity: another inline switch delivered that event. Otherwise (from = a
@@ -248,10 +255,10 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   constexpr Reg from = SwitchRegs::kArrivedFrom, tag = SwitchRegs::kArrivedTag;
   static_assert(t1 != from && t1 != tag, "the stack word is popped into t1");
   masm_.bind(resume);
-  masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(fiber_ctx_));  // = kCtx, without waiting for its reload
+  move_instance_word(kScratch, InstanceRef::Context, 0);  // = kCtx, without waiting for its reload
   masm_.pop_words(kScratch, ctx_native_limit, t1);
   masm_.store64(kScratch, ctx_stack, t1);
-  masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(fiber_ctx_->interp_stack));
+  move_instance_word(kScratch, InstanceRef::InterpStack, 0);
   masm_.store64(kScratch, 0, t1);
   masm_.test_bits(true, from, from);
   masm_.jump_if_nonzero(arrival);
@@ -263,7 +270,7 @@ void FunctionCompiler::emit_inline_switch(const FiberSite& site, const std::vect
   masm_.move(kArg[1], from);
   masm_.move(kArg[0], kCtx);
   masm_.move(kArg[2], kFp);
-  masm_.move_imm(kArg[3], reinterpret_cast<uint64_t>(&site));
+  move_instance_word(kArg[3], InstanceRef::FiberSite, site.position);
   masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_fiber_arrived));
   masm_.jump(after);
 }
@@ -280,11 +287,10 @@ void FunctionCompiler::emit_dispatch(const FiberSite& site, const std::vector<La
   constexpr Reg tag = SwitchRegs::kArrivedTag;
   if (table.size() == 1) {
     // One clause: the table degenerates to one compare.
-    const uint64_t key = table.slots()[0].key;
-    if (key <= uint64_t(INT32_MAX)) {
-      masm_.compare_imm(true, tag, int32_t(key));
+    if (const uint64_t key = table.slots()[0].key; key <= uint64_t(INT32_MAX)) {
+      record_narrow(masm_.compare_patchable32(tag, uint32_t(key)), InstanceRef::DispatchKey, site.position);
     } else {
-      masm_.move_imm(kScratch, key);
+      move_instance_word(kScratch, InstanceRef::DispatchKey, site.position);
       masm_.compare(true, tag, kScratch);
     }
     masm_.jump_if(Cond::Ne, unhandled);
@@ -294,12 +300,12 @@ void FunctionCompiler::emit_dispatch(const FiberSite& site, const std::vector<La
   constexpr Reg slot = Registers::kTemp0;
   static_assert(slot != tag);
   masm_.move(slot, tag);
-  masm_.move_imm(kScratch, table.multiplier());
+  move_instance_word(kScratch, InstanceRef::DispatchMultiplier, site.position);
   masm_.int_op(IntOp::Mul, true, slot, kScratch);
   masm_.shift_imm(ShiftOp::ShrU, true, slot, uint8_t(table.shift()));
   masm_.shift_imm(ShiftOp::Shl, true, slot, 4);  // sizeof(Entry)
   static_assert(sizeof(fibers::DispatchTable::Entry) == 16);
-  masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(table.slots().data()));
+  move_instance_word(kScratch, InstanceRef::DispatchSlots, site.position);
   masm_.address_of_index(kScratch, kScratch, slot, 0);
   masm_.compare_mem64(tag, kScratch, int32_t(offsetof(fibers::DispatchTable::Entry, key)));
   masm_.jump_if(Cond::Ne, unhandled);
@@ -323,7 +329,7 @@ void FunctionCompiler::event_clause(uint32_t tag_index) {
   const uint32_t slots = instance_.tags[tag_index]->param_slots;
   if (slots) {
     Reg value = alloc_reg();
-    masm_.move_imm(kScratch, reinterpret_cast<uint64_t>(fiber_ctx_->fiber_state));
+    move_instance_word(kScratch, InstanceRef::FiberState, 0);
     masm_.load64(kScratch, kScratch, state_payload);
     for (uint32_t i = 0; i < slots; ++i) {
       masm_.load64(value, kScratch, int32_t(i * 8));
@@ -366,6 +372,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       const uint32_t first = height() - args;
       FiberSite* site = new_fiber_site(op);
       site->callee = callee;
+      site->callee_index = imm.index;
       site->payload_slot = num_locals_ + first;
       site->payload_slots = args;
       site->result_slot = num_locals_ + first;
@@ -404,6 +411,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       const uint32_t payload_first = height() - payload;
       FiberSite* site = new_fiber_site(op);
       site->tag = instance_.tags[tag_index]->id;
+      site->tag_index = tag_index;
       site->payload_slot = num_locals_ + payload_first;
       site->payload_slots = payload;
       // Operands below the payload: [self] for suspend, [target] for resume
@@ -422,7 +430,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       // Tag identities are store-wide counters from 1; the inline switch hands
       // one over as a 32-bit immediate.
       const bool inline_switch = (op == Opcode::FiberResume || op == Opcode::FiberSuspend || op == Opcode::FiberSwitch) &&
-                                 payload <= runtime::kInlinePayloadSlots && site->tag <= UINT32_MAX &&
+                                 payload <= runtime::kInlinePayloadSlots && site->tag <= uint64_t(INT32_MAX) &&
                                  !fibers::detail::kAnnotate;
       if (inline_switch) {
         Label slow = masm_.new_label(), after = masm_.new_label();
@@ -457,6 +465,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       const uint32_t first = payload_first - (to ? 2 : 1);
       FiberSite* site = new_fiber_site(op);
       site->tag = instance_.tags[tag_index]->id;
+      site->tag_index = tag_index;
       site->payload_slot = num_locals_ + payload_first;
       site->payload_slots = payload;
       site->self_slot = num_locals_ + first;

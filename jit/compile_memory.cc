@@ -108,7 +108,7 @@ FunctionCompiler::CheckedAddress FunctionCompiler::pop_checked_address(const Ins
     const runtime::MemoryInstance* m = instance_.memories[imm.memory];
     base = alloc_reg();
     const Reg size = alloc_reg();
-    masm_.move_imm(base, reinterpret_cast<uint64_t>(m));
+    move_instance_word(base, InstanceRef::Memory, imm.memory);
     masm_.load64(size, base, field_offset(m, &m->size_bytes));
     masm_.load64(base, base, field_offset(m, &m->data));
     masm_.address_of(kScratch, addr, disp + int32_t(bytes));
@@ -176,7 +176,7 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
         masm_.move(r, Registers::kMemorySize);
       } else {
         const runtime::MemoryInstance* m = instance_.memories[imm.memory];
-        masm_.move_imm(r, reinterpret_cast<uint64_t>(m));
+        move_instance_word(r, InstanceRef::Memory, imm.memory);
         masm_.load64(r, r, field_offset(m, &m->size_bytes));
       }
       masm_.shift_imm(ShiftOp::ShrU, true, r, 16);
@@ -192,7 +192,7 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
       else
         masm_.zero_extend32(kArg[1], delta);
       free_reg(delta);
-      masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(memory_at(imm.memory)));
+      move_instance_word(kArg[0], InstanceRef::Memory, imm.memory);
       masm_.call_absolute(address64 ? reinterpret_cast<const void*>(&weft_jit_memory_grow64)
                                     : reinterpret_cast<const void*>(&weft_jit_memory_grow));
       reload_after_call();  // memory 0's registers too: memory k may be memory 0 imported twice
@@ -202,23 +202,24 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
     case Opcode::MemoryInit:
       spill_all();
       charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift, memory_at(imm.memory)->type.limits.address64);
-      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_init), memory_at(imm.memory),
-                &instance_.datas[imm.index], 3, 0);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_init), {InstanceRef::Memory, imm.memory},
+                {InstanceRef::Data, imm.index}, 3, 0);
       return {};
     case Opcode::DataDrop:
-      call_bulk(reinterpret_cast<const void*>(&weft_jit_data_drop), &instance_.datas[imm.index], nullptr, 0, 0);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_data_drop), {InstanceRef::Data, imm.index}, {}, 0, 0);
       return {};
     case Opcode::MemoryCopy:
       spill_all();
       charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift,
                        memory_at(imm.memory)->type.limits.address64 && memory_at(imm.memory2)->type.limits.address64);
-      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_copy), memory_at(imm.memory), memory_at(imm.memory2),
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_copy), {InstanceRef::Memory, imm.memory},
+                {InstanceRef::Memory, imm.memory2},
                 3, 0);
       return {};
     case Opcode::MemoryFill:
       spill_all();
       charge_fuel_bulk(height() - 1, runtime::fuel::kMemoryBytesShift, memory_at(imm.memory)->type.limits.address64);
-      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_fill), memory_at(imm.memory), nullptr, 3, 0);
+      call_bulk(reinterpret_cast<const void*>(&weft_jit_memory_fill), {InstanceRef::Memory, imm.memory}, {}, 3, 0);
       return {};
     default:
       handled = false;
@@ -226,12 +227,15 @@ Result<void> FunctionCompiler::compile_memory(Opcode op, const Instruction& imm,
   }
 }
 
-void FunctionCompiler::call_bulk(const void* helper, const void* a, const void* b, uint32_t operands,
+void FunctionCompiler::call_bulk(const void* helper, BulkOperand a, BulkOperand b, uint32_t operands,
                                  uint32_t results) {
   spill_all();
   uint32_t first = height() - operands;
-  masm_.move_imm(kArg[0], reinterpret_cast<uint64_t>(a));
-  masm_.move_imm(kArg[1], reinterpret_cast<uint64_t>(b));
+  move_instance_word(kArg[0], a.ref, a.index);
+  if (b.used)
+    move_instance_word(kArg[1], b.ref, b.index);
+  else
+    masm_.move_imm(kArg[1], 0);
   masm_.address_of(kArg[2], Registers::kFrame, stack_disp(first));
   masm_.call_absolute(helper);
   reload_pinned_locals();  // kReturn is not among them

@@ -98,7 +98,7 @@ Reg FunctionCompiler::simd_host_address(const Instruction& imm, uint32_t bytes, 
   if (imm.memory != 0) {
     base = alloc_reg();
     size = alloc_reg();
-    masm_.move_imm(base, reinterpret_cast<uint64_t>(m));
+    move_instance_word(base, InstanceRef::Memory, imm.memory);
     masm_.load64(size, base, field_offset(m, &m->size_bytes));
     masm_.load64(base, base, field_offset(m, &m->data));
   }

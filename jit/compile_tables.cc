@@ -23,6 +23,7 @@ Result<void> FunctionCompiler::compile_table(Opcode op, const Instruction& imm, 
   handled = true;
   const auto& tables = instance_.tables;
   const auto wide = [&](uint32_t table) { return tables[table]->type.limits.address64; };
+  const auto table = [](uint32_t index) { return BulkOperand{InstanceRef::Table, index}; };
   constexpr runtime::TrapKind kOut = runtime::TrapKind::TableOutOfBounds;
   // The same order of checks as the interpreter's (check_table64_operands), before the fuel.
   switch (op) {
@@ -51,19 +52,19 @@ Result<void> FunctionCompiler::compile_table(Opcode op, const Instruction& imm, 
     charge_fuel_bulk(height() - 1, runtime::fuel::kTableElementsShift);  // the length / delta is on top
   }
   switch (op) {
-    case Opcode::TableGet: call_bulk(fn(&weft_jit_table_get), tables[imm.index], nullptr, 1, 1); return {};
-    case Opcode::TableSet: call_bulk(fn(&weft_jit_table_set), tables[imm.index], nullptr, 2, 0); return {};
-    case Opcode::TableSize: call_bulk(fn(&weft_jit_table_size), tables[imm.index], nullptr, 0, 1); return {};
-    case Opcode::TableGrow: call_bulk(fn(&weft_jit_table_grow), tables[imm.index], nullptr, 2, 1); return {};
-    case Opcode::TableFill: call_bulk(fn(&weft_jit_table_fill), tables[imm.index], nullptr, 3, 0); return {};
+    case Opcode::TableGet: call_bulk(fn(&weft_jit_table_get), table(imm.index), {}, 1, 1); return {};
+    case Opcode::TableSet: call_bulk(fn(&weft_jit_table_set), table(imm.index), {}, 2, 0); return {};
+    case Opcode::TableSize: call_bulk(fn(&weft_jit_table_size), table(imm.index), {}, 0, 1); return {};
+    case Opcode::TableGrow: call_bulk(fn(&weft_jit_table_grow), table(imm.index), {}, 2, 1); return {};
+    case Opcode::TableFill: call_bulk(fn(&weft_jit_table_fill), table(imm.index), {}, 3, 0); return {};
     case Opcode::TableCopy:
-      call_bulk(fn(&weft_jit_table_copy), tables[imm.index], tables[imm.index2], 3, 0);
+      call_bulk(fn(&weft_jit_table_copy), table(imm.index), table(imm.index2), 3, 0);
       return {};
     case Opcode::TableInit:
       // Immediates: elem index, then table index.
-      call_bulk(fn(&weft_jit_table_init), tables[imm.index2], &instance_.elems[imm.index], 3, 0);
+      call_bulk(fn(&weft_jit_table_init), table(imm.index2), {InstanceRef::Elem, imm.index}, 3, 0);
       return {};
-    case Opcode::ElemDrop: call_bulk(fn(&weft_jit_elem_drop), &instance_.elems[imm.index], nullptr, 0, 0); return {};
+    case Opcode::ElemDrop: call_bulk(fn(&weft_jit_elem_drop), {InstanceRef::Elem, imm.index}, {}, 0, 0); return {};
     default:
       handled = false;
       return {};

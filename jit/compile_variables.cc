@@ -15,10 +15,15 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
     case Opcode::RefNull:
       push_const(0);
       return {};
-    case Opcode::RefFunc:
+    case Opcode::RefFunc: {
       // Function references are FuncInstance pointers; instances never move.
-      push_const(reinterpret_cast<uint64_t>(instance_.functions[imm.index]));
+      // The pointer belongs to the instance: into a register now, in the one
+      // form a copy of the code for another instance can patch.
+      const Reg r = alloc_reg();
+      move_instance_word(r, InstanceRef::Function, imm.index);
+      push_reg(r);
       return {};
+    }
     case Opcode::RefIsNull: {
       Reg a = pop_to_reg();
       masm_.test_bits(true, a, a);
@@ -103,12 +108,12 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       // Globals never move: their value's address is a constant.
       runtime::GlobalInstance* g = instance_.globals[imm.index];
       Reg r = alloc_reg();
-      masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[0]));
+      move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, imm.index * 2);
       masm_.load64(r, Registers::kScratch, 0);
       push_reg(r);
       if (g->type.type.is_vec()) {  // the high half too
         Reg hi = alloc_reg();
-        masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[1]));
+        move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, imm.index * 2 + 1);
         masm_.load64(hi, Registers::kScratch, 0);
         push_reg(hi);
         stack_.back().vec_hi = true;
@@ -119,12 +124,12 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       runtime::GlobalInstance* g = instance_.globals[imm.index];
       if (g->type.type.is_vec()) {  // the high half first (it is on top)
         Reg hi = pop_to_reg();
-        masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[1]));
+        move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, imm.index * 2 + 1);
         masm_.store64(Registers::kScratch, 0, hi);
         free_reg(hi);
       }
       Reg r = pop_to_reg();
-      masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(&g->value[0]));
+      move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, imm.index * 2);
       masm_.store64(Registers::kScratch, 0, r);
       free_reg(r);
       return {};

@@ -49,6 +49,7 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
       function_(module_.functions[defined_index]),
       type_(module_.types[function_.type_index]),
       self_(instance.functions[module_.num_imported_functions() + defined_index]),
+      self_index_(module_.num_imported_functions() + defined_index),
       first_defined_(self_->index - defined_index),
       memory_(memory),
       masm_(masm),
@@ -441,11 +442,18 @@ void FunctionCompiler::reload_memory() {
   // Only functions with memory instructions keep the memory in registers.
   if (!uses_memory_) return;
   const auto* m = memory_;
-  masm_.move_imm(Registers::kScratch, reinterpret_cast<uint64_t>(m));
+  move_instance_word(Registers::kScratch, InstanceRef::Memory, 0);
   masm_.load64(Registers::kMemoryBase, Registers::kScratch,
                int32_t(reinterpret_cast<const char*>(&m->data) - reinterpret_cast<const char*>(m)));
   masm_.load64(Registers::kMemorySize, Registers::kScratch,
                int32_t(reinterpret_cast<const char*>(&m->size_bytes) - reinterpret_cast<const char*>(m)));
+}
+
+uint64_t FunctionCompiler::any_instance_value(InstanceRef ref, uint32_t index) const {
+  InstanceWords words{&instance_, memory_, fiber_ctx_, {}, {}};
+  if (sites_out_) words.fiber_sites = *sites_out_;
+  if (catch_sites_out_) words.catch_sites = *catch_sites_out_;
+  return instance_word(words, ref, index);
 }
 
 Label FunctionCompiler::trap_label(runtime::TrapKind kind) {

@@ -24,6 +24,7 @@
 #include "validator/validator.h"
 #include "jit/context.h"
 #include "jit/backend.h"
+#include "jit/code_template.h"
 
 namespace weft::jit {
 
@@ -104,7 +105,9 @@ inline bool returns_in_register(const FuncType& type) {
 // The register entry of a function the JIT left to the interpreter
 // (jit/executor.cc): takes a direct call and passes it on through the
 // function's jit_entry.
-void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f);
+// Its FuncInstance* is recorded in `relocations` (jit/code_template.h).
+void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f,
+                           std::vector<Relocation>* relocations = nullptr);
 
 // The call depth in JIT code: Registers::kDepth holds the frames still
 // allowed, ExecStack::max_depth − depth, so that a function entry's check is
@@ -154,6 +157,10 @@ class FunctionCompiler {
   }
   // The same for try_tables' CatchSites (exception handling).
   void set_catch_sites(std::vector<std::unique_ptr<CatchSite>>* out) { catch_sites_out_ = out; }
+  // Where the code's instance-specific constants go (jit/code_template.h),
+  // for copies of it for other instances; their site indices are positions
+  // in the two lists above.
+  void set_relocations(std::vector<Relocation>* out) { relocations_ = out; }
   // The entry of a fresh fiber at a function-level clause (FuncInstance::
   // native_clause_entry), if the function has such clauses.
   const Label* clause_entry() const { return has_clause_entry_ ? &clause_entry_ : nullptr; }
@@ -174,9 +181,10 @@ class FunctionCompiler {
   // FuncInstance::jit_entry.
   void set_direct_call_entries(const std::vector<Label>* entries) { direct_entries_ = entries; }
   // `entries[d]`: the register entry of defined function d once compiled
-  // (nullptr before), which calls then enter directly; the calls that go to
-  // a slot are listed in `slot_calls` as {d, offset of the call in this
-  // function's code}, for the executor to point at the entry later.
+  // (nullptr before), which calls then enter directly; every call of a
+  // slot or an entry is listed in `slot_calls` as {d, offset of the call in
+  // this function's code}: the executor points those of a slot at the entry
+  // later, and a copy of the code for another instance points them all.
   void set_direct_call_slots(const uint8_t* slots, uint32_t slot_size, const std::vector<const uint8_t*>* entries,
                              std::vector<std::pair<uint32_t, uint32_t>>* slot_calls) {
     direct_slots_ = slots;
@@ -380,8 +388,42 @@ class FunctionCompiler {
   // The SIMD instructions compiled on a v128's two halves in general
   // registers (compile_simd.cc); false for the others, with nothing done.
   bool simd_on_halves(Opcode op, const Instruction& imm);
-  // A bulk memory/table instruction as a helper call (jit/context.h: BulkHelper).
-  void call_bulk(const void* helper, const void* a, const void* b, uint32_t operands, uint32_t results);
+  // A bulk memory/table instruction as a helper call (jit/context.h: BulkHelper);
+  // its object arguments are the instance's (an unused one is null).
+  struct BulkOperand {
+    InstanceRef ref = InstanceRef::Instance;
+    uint32_t index = 0;
+    bool used = true;
+    BulkOperand() : used(false) {}
+    BulkOperand(InstanceRef r, uint32_t i) : ref(r), index(i) {}
+  };
+  void call_bulk(const void* helper, BulkOperand a, BulkOperand b, uint32_t operands, uint32_t results);
+  // An instance-specific constant (an object's address, a tag identity) into
+  // `dst`, patchable and recorded (set_relocations): never an immediate of
+  // another form, so that the code can serve every instance of the module.
+  // (Inline, with the commonest kinds first: a large module has one for
+  // every ten bytes of code — memory reloads after calls, globals, callees.)
+  void move_instance_word(Reg dst, InstanceRef ref, uint32_t index) {
+    const uint32_t at = masm_.move_patchable(dst, instance_value(ref, index));
+    if (relocations_) relocations_->push_back({at, ref, index, false});
+  }
+  // The value of such a constant, and the relocation of a 32-bit form
+  // (MacroAssembler::move_patchable32 and its kin) emitted for it at `at`.
+  uint64_t instance_value(InstanceRef ref, uint32_t index) const {
+    switch (ref) {
+      case InstanceRef::Memory:
+        if (index == 0) return reinterpret_cast<uint64_t>(memory_);
+        break;
+      case InstanceRef::Function: return reinterpret_cast<uint64_t>(instance_.functions[index]);
+      case InstanceRef::GlobalValue: return reinterpret_cast<uint64_t>(&instance_.globals[index / 2]->value[index % 2]);
+      default: break;
+    }
+    return any_instance_value(ref, index);
+  }
+  uint64_t any_instance_value(InstanceRef ref, uint32_t index) const;
+  void record_narrow(uint32_t at, InstanceRef ref, uint32_t index) {
+    if (relocations_) relocations_->push_back({at, ref, index, true});
+  }
 
   // compile_numeric.cc
   void int_binary(IntOp op, bool wide);
@@ -471,7 +513,7 @@ class FunctionCompiler {
   struct DirectTarget {
     const Label* label = nullptr;
     const void* address = nullptr;
-    uint32_t slot_of = UINT32_MAX;  // `address` is this defined function's slot
+    uint32_t slot_of = UINT32_MAX;  // `address` is this defined function's slot or register entry
     explicit operator bool() const { return label || address; }
   };
   void call_direct(DirectTarget target, const FuncType& type);
@@ -490,6 +532,7 @@ class FunctionCompiler {
   const Function& function_;
   const FuncType& type_;
   runtime::FuncInstance* self_;
+  uint32_t self_index_;     // self_'s function index in this module
   uint32_t first_defined_;  // the module's imported functions: the first defined function's index
   runtime::MemoryInstance* memory_;
   MacroAssembler& masm_;
@@ -555,6 +598,8 @@ class FunctionCompiler {
   Label thunk_trap_;       // kReturn = trap kind + 1 from a numeric thunk or bulk helper
   Label out_of_fuel_;      // fuel := 0, trap "all fuel consumed"
   std::vector<std::pair<runtime::TrapKind, Label>> trap_labels_;
+
+  std::vector<Relocation>* relocations_ = nullptr;
 
   // Fiber extension.
   std::vector<std::unique_ptr<FiberSite>>* sites_out_ = nullptr;

@@ -11,6 +11,7 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+#include <utility>
 
 #include "core/opcodes.h"
 #include "core/result.h"
@@ -166,8 +167,10 @@ struct CatchSite {
     uint32_t dest_slot = 0;      // the label's first value slot
     uint32_t payload_slots = 0;  // catch, catch_ref: the tag's values
     bool with_ref = false;       // the exnref after them
+    uint32_t tag_index = UINT32_MAX;  // tag_id's tag in the module (jit/code_template.h: copies of the code)
   };
   std::vector<Clause> clauses;
+  uint32_t position = 0;  // in its code's list of catch sites (relocations name it)
 };
 
 // The static description of one fiber instruction in JIT code (owned by the
@@ -191,6 +194,15 @@ struct FiberSite {
   // mostly resumes the same fiber again). Never null: kNoFiber at first.
   const fibers::FiberSwitchFields* resume_cache = &kNoFiber;
   static inline const fibers::FiberSwitchFields kNoFiber{};  // handle 0, moribund
+  // Where the instance-specific fields came from, for copies of the code for
+  // other instances of the module (jit/code_template.h): function and tag
+  // indices, and the handler scope as (tag index, dispatch value) per clause
+  // — UINT32_MAX for a clause an earlier one with the same tag shadows.
+  uint32_t position = 0;  // in its code's list of fiber sites (relocations name it)
+  uint32_t self_index = 0;
+  uint32_t callee_index = UINT32_MAX;
+  uint32_t tag_index = UINT32_MAX;
+  std::vector<std::pair<uint32_t, uint32_t>> scope;
 };
 
 }  // namespace weft::jit

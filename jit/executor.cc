@@ -121,7 +121,7 @@ const EntryStubs& entry_stubs() {
 // register arguments to their slots, a call of the function's jit_entry (the
 // host adapter, into the interpreter), and a one-value result into its
 // register, as JIT code returns it.
-void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f) {
+void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f, std::vector<Relocation>* relocations) {
   for_each_register_param(*f->type, [&](uint32_t param, bool fp, Reg reg) {
     if (fp)
       masm.fp_store(Registers::kArg[1], int32_t(param * 8), FReg(reg));
@@ -130,7 +130,8 @@ void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f)
   });
   masm.enter_frame();
   masm.move(Registers::kFrame, Registers::kArg[1]);
-  masm.move_imm(Registers::kCallee, reinterpret_cast<uint64_t>(f));
+  const uint32_t at = masm.move_patchable(Registers::kCallee, reinterpret_cast<uint64_t>(f));
+  if (relocations) relocations->push_back({at, InstanceRef::Function, f->index});
   masm.call_indirect_mem(Registers::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
   if (f->type->results.size() == 1) {
     const ValType t = f->type->results[0];
@@ -179,6 +180,17 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   // Unchecked accesses only where the fault handler will know the code.
   if (memory->guarded && guard::available()) code.guard_slot = guard::reserve_slot();
   const bool guarded = code.guard_slot >= 0;
+  const std::shared_ptr<ModuleCode> shared = code.shared = module_code(instance, guarded);
+  std::shared_ptr<InstanceTemplate> compiled_before;
+  {
+    std::lock_guard lock(shared->mutex);
+    compiled_before = shared->eager;
+  }
+  if (compiled_before && copy_instance_code(instance, code, *compiled_before))
+    return translate_fallbacks(instance, compiled_before->fallbacks);
+  // Else compiled here; the first instance's code becomes the module's template.
+  std::shared_ptr<InstanceTemplate> made;
+  if (!compiled_before) made = std::make_shared<InstanceTemplate>();
   constexpr uint32_t kNoClauseEntry = UINT32_MAX;
   std::vector<uint32_t> clause_entries(module.functions.size(), kNoClauseEntry);
   asmjit::CodeHolder holder;
@@ -191,6 +203,8 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     size_t body_bytes = 0;
     for (const Function& f : module.functions) body_bytes += f.body.size();
     holder.reserveBuffer(&holder.textSection()->_buffer, body_bytes * 6 + 64 * 1024);  // failing: grows as before
+    // Relocations: about one per ten bytes of body in C programs and Binaryen's code.
+    if (made) made->relocations.reserve(body_bytes / 8);
   }
   MacroAssembler masm(holder);
   // Each function's register entry (FunctionCompiler::register_entry), the
@@ -208,6 +222,7 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     compiler.set_catch_sites(&code.catch_sites);
     compiler.set_guarded_memory(guarded);
     compiler.set_direct_call_entries(&direct_entries);
+    if (made) compiler.set_relocations(&made->relocations);
     Result<void> r = compiler.compile();
     if (r.ok()) {
       masm.bind_at(direct_entries[i], compiler.register_entry());
@@ -225,11 +240,17 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     masm.bind_unbound(first_label);
     masm.clear_error();
     masm.bind(direct_entries[i]);
-    emit_interpreter_stub(masm, instance.functions[imported + i]);
+    if (made) {
+      // Relocations of the abandoned code stay: its bytes are copied too, unreachable.
+      emit_interpreter_stub(masm, instance.functions[imported + i], &made->relocations);
+    } else {
+      emit_interpreter_stub(masm, instance.functions[imported + i]);
+    }
     fallbacks.push_back(i);
     ++stats_.fallbacks;
     stats_.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +
                                       module.function_name(imported + i) + "): " + r.error().message);
+    if (made) made->fallback_reasons.push_back(stats_.fallback_reasons.back());
   }
   void* base = nullptr;
   if (compiled && code_memory_.add(&base, &holder) != asmjit::kErrorOk) {
@@ -256,10 +277,30 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     stats_.compiled += compiled;
     write_perf_map(instance, code, 0, uint32_t(code.ranges.size()));
     if (guarded) guard::publish(code.guard_slot, base, masm.offset(), code.traps.data(), code.traps.size());
+    if (made) {
+      made->source = static_cast<const uint8_t*>(base);
+      made->size = holder.codeSize();
+      made->keep_sites(instance, code.fiber_sites, code.catch_sites, 0, 0);
+      made->ranges = code.ranges;
+      made->clause_entries = clause_entries;
+      made->traps = code.traps;
+      made->fallbacks = fallbacks;
+      made->compiled = compiled;
+      std::lock_guard lock(shared->mutex);
+      if (!shared->eager) {  // (another thread's compilation may have come first)
+        shared->eager = made;
+        code.sourced.push_back(std::move(made));
+      }
+    }
   }
-  // The functions left to the interpreter: translated now only with
-  // Config::eager_compilation, else at their first call (as on the interpreter tier).
+  return translate_fallbacks(instance, fallbacks);
+}
+
+// The functions left to the interpreter: translated now only with
+// Config::eager_compilation, else at their first call (as on the interpreter tier).
+Result<void> JitExecutor::translate_fallbacks(runtime::Instance& instance, const std::vector<uint32_t>& fallbacks) {
   if (!store_.config().eager_compilation) return {};
+  const uint32_t imported = instance.module->num_imported_functions();
   for (uint32_t i : fallbacks) {
     Result<void> r = interpreter::ensure_translated(
         *static_cast<const interpreter::CompiledFunction*>(instance.functions[imported + i]->compiled));
@@ -269,6 +310,56 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     }
   }
   return {};
+}
+
+std::shared_ptr<ModuleCode> JitExecutor::module_code(const runtime::Instance& instance, bool guarded) const {
+  const Module& module = *instance.module;
+  CodeShape shape;
+  shape.host_imports.resize(module.num_imported_functions());
+  for (size_t i = 0; i < shape.host_imports.size(); ++i) shape.host_imports[i] = instance.functions[i]->is_host();
+  shape.guarded = guarded;
+  shape.metered = store_.fuel_enabled();
+  shape.interruptible = store_.interruptible();
+  shape.interpreted = store_.config().jit_interpreted_functions;
+  shape.eager = store_.config().eager_compilation;
+  return shared_module_code(instance.module, std::move(shape));
+}
+
+bool JitExecutor::copy_instance_code(runtime::Instance& instance, InstanceCode& code, const InstanceTemplate& from) {
+  runtime::MemoryInstance* memory = instance.memories.empty() ? &no_memory_ : instance.memories[0];
+  // Straight into executable memory (through its writable view): one copy.
+  void* base = nullptr;
+  void* writable = nullptr;
+  size_t size = 0;
+  {
+    std::lock_guard lock(code.shared->mutex);
+    size = from.code().size();
+    if (size == 0 || code_memory_.allocator()->alloc(&base, &writable, size) != asmjit::kErrorOk) return false;
+    if (!from.instantiate(instance, memory, &ctx_, code.fiber_sites, code.catch_sites,
+                          static_cast<uint8_t*>(writable))) {
+      code_memory_.allocator()->release(base);
+      return false;
+    }
+  }
+  asmjit::VirtMem::flushInstructionCache(base, size);
+  code.base = base;
+  code.ranges = from.ranges;
+  code.traps = from.traps;
+  const uint32_t imported = instance.module->num_imported_functions();
+  for (uint32_t i = 0; i < code.ranges.size(); ++i) {
+    if (code.ranges[i].second == 0) continue;
+    runtime::FuncInstance* f = instance.functions[imported + i];
+    f->jit_entry = static_cast<char*>(base) + code.ranges[i].first;
+    f->native_entry = host_entry_;
+    if (from.clause_entries[i] != UINT32_MAX) f->native_clause_entry = static_cast<char*>(base) + from.clause_entries[i];
+  }
+  stats_.reused += from.compiled;
+  stats_.fallbacks += uint32_t(from.fallbacks.size());
+  stats_.fallback_reasons.insert(stats_.fallback_reasons.end(), from.fallback_reasons.begin(),
+                                 from.fallback_reasons.end());
+  write_perf_map(instance, code, 0, uint32_t(code.ranges.size()));
+  if (code.guard_slot >= 0) guard::publish(code.guard_slot, base, size, code.traps.data(), code.traps.size());
+  return true;
 }
 
 // Config::perf_map (`weft run --profile=perfmap`) or WEFT_PERF_MAP=1: name
@@ -299,6 +390,13 @@ void JitExecutor::write_perf_map(const runtime::Instance& instance, const Instan
 void JitExecutor::release_instance(runtime::Instance& instance) {
   auto it = code_.find(&instance);
   if (it != code_.end()) {
+    if (!it->second.sourced.empty()) {
+      // The module's templates still read this code: they keep a copy, unless
+      // this instance holds the module's last reference (no instance can come).
+      const bool more_may_come = instance.module.use_count() > 1;
+      std::lock_guard lock(it->second.shared->mutex);
+      for (const auto& t : it->second.sourced) t->detach(more_may_come);
+    }
     if (it->second.guard_slot >= 0) guard::release_slot(it->second.guard_slot);
     if (it->second.base && !it->second.lazy) code_memory_.release(it->second.base);
     code_.erase(it);

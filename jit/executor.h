@@ -20,6 +20,7 @@
 
 #include "interpreter/interpreter.h"
 #include "jit/code_arena.h"
+#include "jit/code_template.h"
 #include "jit/context.h"
 #include "jit/guard_regions.h"
 #include "runtime/store.h"
@@ -29,6 +30,9 @@ namespace weft::jit {
 // How much of the code the JIT compiled (per store).
 struct JitStats {
   uint32_t compiled = 0;
+  // Functions whose code was copied from the compilation for an earlier
+  // instance of their module (jit/code_template.h), not compiled again.
+  uint32_t reused = 0;
   uint32_t fallbacks = 0;
   std::vector<std::string> fallback_reasons;  // "function N: reason"
 };
@@ -69,6 +73,18 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   // waiting for it call it directly.
   void point_slot(InstanceCode& code, uint32_t defined, const uint8_t* entry);
 
+  // Compile once per module (jit/code_template.h): the module's shared code
+  // for `instance` — the templates every JIT in the process keeps for the
+  // module and this instance's CodeShape, which later instances copy and
+  // patch instead of compiling.
+  std::shared_ptr<ModuleCode> module_code(const runtime::Instance& instance, bool guarded) const;
+  // Eager compilation: the defined functions left to the interpreter are translated now.
+  Result<void> translate_fallbacks(runtime::Instance& instance, const std::vector<uint32_t>& fallbacks);
+  // Eager compilation from the module's template; false: nothing done.
+  bool copy_instance_code(runtime::Instance& instance, InstanceCode& code, const InstanceTemplate& from);
+  // Lazy compilation from a function's template; false: nothing done.
+  bool copy_function_code(runtime::FuncInstance* f, InstanceCode& code, const FunctionTemplate& from);
+
   runtime::Store& store_;
   interpreter::Interpreter interp_;
   asmjit::JitRuntime code_memory_;
@@ -96,6 +112,10 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
     std::vector<const uint8_t*> register_entries;
     std::vector<std::vector<uint32_t>> slot_calls;
     runtime::MemoryInstance* memory = nullptr;
+    std::shared_ptr<ModuleCode> shared;  // the module's templates (module_code)
+    // The templates whose bytes are this instance's code (CodeTemplate::source),
+    // detached when it is released.
+    std::vector<std::shared_ptr<CodeTemplate>> sourced;
   };
   std::map<const runtime::Instance*, InstanceCode> code_;
   JitStats stats_;

@@ -21,7 +21,10 @@
 // compilation that rejected it.
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <span>
+#include <string>
 
 #include "jit/backend.h"
 #include "jit/compiler.h"
@@ -57,6 +60,7 @@ void JitExecutor::prepare_lazily(runtime::Instance& instance, runtime::MemoryIns
   code.memory = memory;
   code.ranges.assign(module.functions.size(), {0, 0});
   if (memory->guarded && guard::available()) code.guard_slot = guard::reserve_slot();
+  code.shared = module_code(instance, code.guard_slot >= 0);
   const uint32_t imported = module.num_imported_functions();
   for (uint32_t i = 0; i < module.functions.size(); ++i) {
     runtime::FuncInstance* f = instance.functions[imported + i];
@@ -172,6 +176,20 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   InstanceCode& code = code_.at(&instance);
   const uint32_t defined = f->index - instance.module->num_imported_functions();
   if (!code.arena && !make_arena(instance, code)) return fall_back(f, "no code memory (the mapping was refused)");
+  // Compiled for an earlier instance of the module: copied (or rejected) as it was then.
+  ModuleCode& shared = *code.shared;
+  std::shared_ptr<FunctionTemplate> compiled_before;
+  std::string rejected_before;
+  {
+    std::lock_guard lock(shared.mutex);
+    compiled_before = shared.functions[defined];
+    rejected_before = shared.rejected[defined];
+  }
+  if (!rejected_before.empty()) return fall_back(f, rejected_before);
+  if (compiled_before && copy_function_code(f, code, *compiled_before)) return;
+  std::shared_ptr<FunctionTemplate> made;
+  if (!compiled_before) made = std::make_shared<FunctionTemplate>();
+  const size_t first_fiber_site = code.fiber_sites.size(), first_catch_site = code.catch_sites.size();
   // On the heap: this may run on a fiber's native stack, with only the
   // room a function entry guarantees (runtime/native_stack.h).
   struct Compilation {
@@ -191,8 +209,15 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   compiler.set_guarded_memory(code.guard_slot >= 0);
   std::vector<std::pair<uint32_t, uint32_t>> slot_calls;  // {callee, offset of the call}
   compiler.set_direct_call_slots(code.arena->base(), kSlotSize, &code.register_entries, &slot_calls);
+  if (made) compiler.set_relocations(&made->relocations);
   Result<void> r = compiler.compile();
-  if (!r.ok()) return fall_back(f, r.error().message);
+  if (!r.ok()) {
+    {
+      std::lock_guard lock(shared.mutex);
+      shared.rejected[defined] = r.error().message;
+    }
+    return fall_back(f, r.error().message);
+  }
   const int64_t at = code.arena->place(c->holder, kFunctionAlignment, /*stub=*/false, masm.function_shift());
   if (at < 0) return fall_back(f, "code memory exhausted");
   if (size_t(at) != planned + masm.function_shift()) return fall_back(f, "code placed away from its planned address");
@@ -205,11 +230,69 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
     code.traps.push_back({uint32_t(at), uint32_t(at) + size, uint32_t(at) + masm.offset_of(*trap)});
     guard::publish(code.guard_slot, code.base, code.arena->used(), code.traps.data(), code.traps.size());
   }
-  for (auto [callee, offset] : slot_calls) code.slot_calls[callee].push_back(uint32_t(at) + offset);
+  for (auto [callee, offset] : slot_calls)
+    if (!code.register_entries[callee]) code.slot_calls[callee].push_back(uint32_t(at) + offset);
   f->jit_entry = start;
   point_slot(code, defined, start + compiler.register_entry());
   ++stats_.compiled;
   write_perf_map(instance, code, defined, defined + 1);
+  if (made) {
+    // The module's template of this function: its bytes as placed, its sites
+    // (relocations renumbered from the function's first), its entries.
+    made->source = start;
+    made->size = size;
+    made->keep_sites(instance, std::span(code.fiber_sites).subspan(first_fiber_site),
+                     std::span(code.catch_sites).subspan(first_catch_site), uint32_t(first_fiber_site),
+                     uint32_t(first_catch_site));
+    made->shift = masm.function_shift();
+    made->register_entry = compiler.register_entry();
+    if (const Label* entry = compiler.clause_entry()) made->clause_entry = masm.offset_of(*entry);
+    if (const Label* trap = compiler.memory_trap()) made->memory_trap = masm.offset_of(*trap);
+    made->direct_calls = std::move(slot_calls);
+    std::lock_guard lock(shared.mutex);
+    if (!shared.functions[defined]) {
+      shared.functions[defined] = made;
+      code.sourced.push_back(std::move(made));
+    }
+  }
+}
+
+bool JitExecutor::copy_function_code(runtime::FuncInstance* f, InstanceCode& code, const FunctionTemplate& from) {
+  runtime::Instance& instance = *f->instance;
+  const uint32_t defined = f->index - instance.module->num_imported_functions();
+  // Written in place in the arena (its writable view), then published.
+  size_t at = 0;
+  uint32_t size = 0;
+  {
+    std::lock_guard lock(code.shared->mutex);
+    size = uint32_t(from.code().size());
+    uint8_t* out = code.arena->claim(size, kFunctionAlignment, from.shift, at);
+    if (!out || !from.instantiate(instance, code.memory, &ctx_, code.fiber_sites, code.catch_sites, out)) return false;
+  }
+  code.arena->publish(at, size);
+  uint8_t* start = static_cast<uint8_t*>(code.base) + at;
+  code.ranges[defined] = {uint32_t(at), size};
+  // Its direct calls still name the first instance's code: each goes to the
+  // callee's entry here, or to its slot until it is compiled.
+  for (auto [callee, offset] : from.direct_calls) {
+    if (const uint8_t* entry = code.register_entries[callee]) {
+      write_branch(*code.arena, code_memory_.environment(), size_t(at) + offset, entry, true);
+    } else {
+      write_branch(*code.arena, code_memory_.environment(), size_t(at) + offset,
+                   code.arena->base() + size_t(callee) * kSlotSize, true);
+      code.slot_calls[callee].push_back(uint32_t(at) + offset);
+    }
+  }
+  if (from.clause_entry != UINT32_MAX) f->native_clause_entry = start + from.clause_entry;
+  if (from.memory_trap != UINT32_MAX) {
+    code.traps.push_back({uint32_t(at), uint32_t(at) + size, uint32_t(at) + from.memory_trap});
+    guard::publish(code.guard_slot, code.base, code.arena->used(), code.traps.data(), code.traps.size());
+  }
+  f->jit_entry = start;
+  point_slot(code, defined, start + from.register_entry);
+  ++stats_.reused;
+  write_perf_map(instance, code, defined, defined + 1);
+  return true;
 }
 
 extern "C" const void* weft_jit_compile_direct(runtime::Instance* instance, uint32_t defined) {

@@ -104,6 +104,10 @@ struct Extern {
 struct TierStats {
   Tier tier = Tier::Interpreter;
   uint32_t jit_compiled = 0;
+  // Functions of a later instance of a module whose code was copied from the
+  // code compiled for an earlier instance in this store (compiled once per
+  // module: docs/architecture.md, "Code shared between instances").
+  uint32_t jit_reused = 0;
   uint32_t jit_fallbacks = 0;
   std::vector<std::string> fallback_reasons;  // "function N (name): reason"
 };

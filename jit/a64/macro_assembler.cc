@@ -3,6 +3,7 @@
 
 #include "fibers/arch/layout_arm64_aapcs.h"
 
+#include <cstring>
 #include <iterator>
 
 namespace weft::jit::a64 {
@@ -154,6 +155,54 @@ void MacroAssembler::move_imm(Reg dst, uint64_t value) {
     }
   }
   if (first) inverted ? asm_.movn(d, Imm(0)) : asm_.movz(d, Imm(0));  // all chunks 0 (or all 0xFFFF)
+}
+
+uint32_t MacroAssembler::move_patchable(Reg dst, uint64_t value) {
+  // movz + three movk, whatever the chunks: patch_constant rewrites their imm16 fields.
+  const uint32_t at = uint32_t(asm_.offset());
+  const arm::Gp d = gp(dst, true);
+  asm_.movz(d, Imm(uint16_t(value)), Imm(0));
+  for (int i = 1; i < 4; ++i) asm_.movk(d, Imm(uint16_t(value >> (16 * i))), Imm(16 * i));
+  return at;
+}
+
+namespace {
+// The imm16 fields (bits 5-20) of `count` movz/movk at `at`, from `value`'s chunks.
+void patch_imm16_chunks(uint8_t* code, uint32_t at, uint64_t value, int count) {
+  for (int i = 0; i < count; ++i) {
+    uint32_t insn;
+    std::memcpy(&insn, code + at + 4 * i, 4);
+    insn = (insn & ~(0xFFFFu << 5)) | (uint32_t(uint16_t(value >> (16 * i))) << 5);
+    std::memcpy(code + at + 4 * i, &insn, 4);
+  }
+}
+}  // namespace
+
+void MacroAssembler::patch_constant(uint8_t* code, uint32_t at, uint64_t value) {
+  patch_imm16_chunks(code, at, value, 4);
+}
+
+// The 32-bit forms: movz + movk of the w register (zero-extending), then the
+// compare or store through it; patch_constant32 rewrites the two imm16 fields.
+uint32_t MacroAssembler::move_patchable32(Reg dst, uint32_t value) {
+  const uint32_t at = uint32_t(asm_.offset());
+  const arm::Gp d = gp(dst, false);
+  asm_.movz(d, Imm(uint16_t(value)), Imm(0));
+  asm_.movk(d, Imm(uint16_t(value >> 16)), Imm(16));
+  return at;
+}
+uint32_t MacroAssembler::compare_patchable32(Reg a, uint32_t value) {
+  const uint32_t at = move_patchable32(kTmp, value);
+  asm_.cmp(x(a), x(kTmp));
+  return at;
+}
+uint32_t MacroAssembler::store64_patchable32(Reg base, int32_t disp, uint32_t value) {
+  const uint32_t at = move_patchable32(kTmp, value);
+  store(base, disp, kTmp, 8);
+  return at;
+}
+void MacroAssembler::patch_constant32(uint8_t* code, uint32_t at, uint32_t value) {
+  patch_imm16_chunks(code, at, value, 2);
 }
 
 void MacroAssembler::load64(Reg dst, Reg base, int32_t disp) { load(dst, base, disp, 8, false); }
@@ -676,7 +725,7 @@ void MacroAssembler::add_mem32_imm(Reg base, int32_t disp, int32_t delta) {
   store(base, disp, kTmp, 4);
 }
 
-void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered) {
+uint32_t MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered) {
   static_assert(WEFT_FCTX_D8 == 0x00 && WEFT_FCTX_X19 == 0x40 && WEFT_FCTX_FP == 0x90 && WEFT_FCTX_LR == 0x98 &&
                     WEFT_FCTX_FPCR == 0xa0 && WEFT_FCTX_OWNER == 0xa8 && WEFT_FCTX_SIZE == 0xb0,
                 "the frame below follows fibers/arch/layout_arm64_aapcs.h");
@@ -704,8 +753,9 @@ void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resu
   asm_.ldp(x(reg::fp), x(reg::lr), asmjit::a64::ptr(sp, WEFT_FCTX_FP));
   asm_.add(sp, sp, Imm(WEFT_FCTX_SIZE));
   move_imm(reg::x0, 0);
-  move_imm(reg::x1, delivered);
+  const uint32_t delivered_at = move_patchable32(reg::x1, delivered);
   asm_.ret(x(reg::lr));
+  return delivered_at;
 }
 
 }  // namespace weft::jit::a64

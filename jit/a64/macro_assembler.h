@@ -75,7 +75,8 @@ class MacroAssembler {
   // (both contexts are this thread's and stop at a Wasm fiber instruction,
   // which cannot change FP modes). Clobbers every register but save_slot and
   // dest_slot (which must not be x9–x11 or x17).
-  void switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered);
+  // Returns where `delivered` is, for patch_constant32 (a tag identity below 2^31).
+  uint32_t switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered);
 
  private:
   void near_branch(uint32_t opcode, const void* target);

@@ -268,6 +268,47 @@ void MacroAssembler::move_imm(Reg dst, uint64_t value) {
   commit(p);
 }
 
+uint32_t MacroAssembler::move_patchable(Reg dst, uint64_t value) {
+  uint8_t* p = reserve();
+  if (!p) return 0;
+  p = put_rex(p, true, 0, dst);  // movabs r64, imm64: the immediate is the last 8 bytes
+  *p++ = uint8_t(0xB8 + (dst & 7));
+  const uint32_t at = uint32_t(p - asm_._bufferData);
+  std::memcpy(p, &value, 8);
+  commit(p + 8);
+  return at;
+}
+
+void MacroAssembler::patch_constant(uint8_t* code, uint32_t at, uint64_t value) { std::memcpy(code + at, &value, 8); }
+
+// The 32-bit forms: the immediate is each instruction's last four bytes.
+uint32_t MacroAssembler::move_patchable32(Reg dst, uint32_t value) {
+  uint8_t* p = reserve();
+  if (!p) return 0;
+  p = put_rex(p, false, 0, dst);  // mov r32, imm32 (zero-extends)
+  *p++ = uint8_t(0xB8 + (dst & 7));
+  const uint32_t at = uint32_t(p - asm_._bufferData);
+  commit(put_imm32(p, value));
+  return at;
+}
+uint32_t MacroAssembler::compare_patchable32(Reg a, uint32_t value) {
+  uint8_t* p = reserve();
+  if (!p) return 0;
+  p = put_rr(p, true, 0x81, a, 7);  // cmp r64, imm32 (sign-extended): 81 /7 id, never the imm8 form
+  const uint32_t at = uint32_t(p - asm_._bufferData);
+  commit(put_imm32(p, value));
+  return at;
+}
+uint32_t MacroAssembler::store64_patchable32(Reg base, int32_t disp, uint32_t value) {
+  uint8_t* p = reserve();
+  if (!p) return 0;
+  p = put_rm(p, true, 0xC7, 0, base, disp);  // mov qword [base + disp], imm32 (sign-extended)
+  const uint32_t at = uint32_t(p - asm_._bufferData);
+  commit(put_imm32(p, value));
+  return at;
+}
+void MacroAssembler::patch_constant32(uint8_t* code, uint32_t at, uint32_t value) { std::memcpy(code + at, &value, 4); }
+
 void MacroAssembler::load64(Reg dst, Reg base, int32_t disp) {
   if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x8B, dst, base, disp));
 }
@@ -994,7 +1035,7 @@ void MacroAssembler::compare8_mem_imm(Reg base, int32_t disp, uint8_t value) {
   }
 }
 
-void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered) {
+uint32_t MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered) {
   // Build the frame top-down with pushes: RIP = `resume`, then the registers
   // in the layout's order, the owner and the FP control words.
   static_assert(WEFT_FCTX_RIP == 0x40 && WEFT_FCTX_RBP == 0x38 && WEFT_FCTX_RBX == 0x30 && WEFT_FCTX_R15 == 0x28 &&
@@ -1033,8 +1074,9 @@ void MacroAssembler::switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resu
   load64(reg::rcx, reg::rsp, WEFT_FCTX_RIP);
   address_of(reg::rsp, reg::rsp, WEFT_FCTX_SIZE);
   move_imm(reg::rax, 0);
-  move_imm(reg::rdx, delivered);
+  const uint32_t delivered_at = move_patchable32(reg::rdx, delivered);
   if (uint8_t* p = reserve()) commit(put_rr(p, false, 0xFF, reg::rcx, 4));  // jmp rcx: FF /4
+  return delivered_at;
 }
 
 }  // namespace weft::jit::x64

@@ -104,7 +104,8 @@ class MacroAssembler {
   // and not reloaded (see the definition). The resume is an indirect jump,
   // which the branch predictor learns per switch site. Clobbers every
   // register but save_slot and dest_slot (which must not be rax, rcx, rdx or rsp).
-  void switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered);
+  // Returns where `delivered` is, for patch_constant32 (a tag identity below 2^31).
+  uint32_t switch_fiber_stack(Reg save_slot, Reg dest_slot, Label resume, uint32_t delivered);
 
   // ---- x86-64 only: the pieces of the operations above, and the underlying
   // assembler; the golden-encoding test (tests/jit/encoding_test.cc) checks

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/support/exec_test.h"
+#include "tests/support/generator_module.h"
 #include "tests/support/wat_harness.h"
 #include "weft/weft.h"
 
@@ -25,41 +26,8 @@ Config with_limits(Config base, uint64_t fuel = 0, uint64_t fiber_stack = 0) {
   return base;
 }
 
-constexpr const char* kGenerator = R"((module
-  (type $gen (fiber))
-  (tag $next)
-  (tag $yield (param i32))
-  (tag $other (param i64 i64))
-  (func $count_up (param $self (ref $gen)) (param $n i32)
-    (local $i i32)
-    (event $next
-      (block $done
-        (loop $more
-          (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-          (handle
-            (fiber.suspend $yield (local.get $self) (local.get $i))
-            (event $other (param i64 i64) (drop) (drop))
-            (event $next))
-          (local.set $i (i32.add (local.get $i) (i32.const 1)))
-          (br $more)))))
-  (func (export "sum") (param $n i32) (result i64)
-    (local $g (ref null $gen))
-    (local $sum i64)
-    (local.set $g (fiber.new $count_up (local.get $n)))
-    (block $done
-      (loop $again
-        (handle
-          (fiber.resume $gen $next (local.get $g))
-          (br $done)
-          (event $yield (param i32)
-            (i64.extend_i32_u)
-            (local.set $sum (i64.add (local.get $sum)))
-            (br $again)))))
-    (local.get $sum))
-))";
-
 WEFT_EXEC_TEST(Fibers, GeneratorRunsWithoutFallback) {
-  WatHarness h(tier(), kGenerator);
+  WatHarness h(tier(), test::kGeneratorModule);
   EXPECT_EQ(h.value("sum", {Value::i32(1000)}), 499500);
   EXPECT_EQ(h.value("sum", {Value::i32(0)}), 0);
   test::expect_jit_counts(h.store, tier(), 2, 0);

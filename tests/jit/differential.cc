@@ -4,7 +4,7 @@
 // its arguments, and afterwards exported globals and memories (hashed);
 // NaNs compare by being NaN (their bits are nondeterministic in Wasm).
 //
-//   jit_differential [--calls N] [--random-fuel] [--two-memories] FILE.wasm…
+//   jit_differential [--calls N] [--random-fuel] [--two-memories] [--instances N] [--eager] FILE.wasm…
 //   jit_differential --fiber-programs N [--seed S] …  (fiber_differential.cc)
 //
 // Every exported function is called with zero arguments, then N-1 more times
@@ -17,7 +17,10 @@
 // identically, not just trap alike (runtime/fuel.h is the one price list).
 // With --two-memories each module first gets a second memory (every other
 // one a 64-bit memory) and its memory instructions spread over both
-// (tests/jit/two_memories.cc). Prints "differential: R runs agree, D
+// (tests/jit/two_memories.cc). With --instances N each module is
+// instantiated N times in one store, each instance making the same calls: on
+// the JIT the later instances run copies of the code compiled for the first
+// (jit/code_template.h); --eager compiles at instantiation. Prints "differential: R runs agree, D
 // disagree (F files)" and exits 1 on any disagreement. Used by
 // tests/jit/differential.sh over `wasm-opt -ttf` modules (public API only).
 #include <algorithm>
@@ -119,10 +122,11 @@ uint64_t pick(std::mt19937_64& rng) {
 }
 
 Transcript run(const std::string& path, std::span<const uint8_t> bytes, weft::Tier tier, uint32_t calls,
-               bool random_fuel) {
+               bool random_fuel, uint32_t instances, bool eager) {
   Transcript out;
   weft::Config config;
   config.tier = tier;
+  config.eager_compilation = eager;
   config.fuel = 50'000'000;
   config.max_call_depth = 2000;
   weft::Engine engine(config);
@@ -153,34 +157,38 @@ Transcript run(const std::string& path, std::span<const uint8_t> bytes, weft::Ti
         name);
     linker.define(imp.module, imp.name, f);
   }
-  auto instance = store.instantiate(*module, linker);
-  if (!instance.ok()) {
-    out.lines.push_back("instantiate: " + instance.error().message);
-    return out;
-  }
-  std::mt19937_64 rng(std::hash<std::string>{}(path));
-  std::optional<weft::Extern> hang_init = instance->get_export("hangLimitInitializer");
-  for (const auto& [name, ext] : instance->exports()) {
-    if (ext.kind != weft::ExternKind::Func) continue;
-    weft::FuncType type = store.function_type(ext);
-    for (uint32_t c = 0; c < calls; ++c) {
-      (void)store.set_fuel(config.fuel);  // the generator's hang-limit reset is not what is measured
-      if (hang_init && hang_init->kind == weft::ExternKind::Func) (void)store.call(*hang_init, {});
-      std::vector<Value> args;
-      for (ValType t : type.params) args.push_back(value_of(t, c == 0 ? 0 : pick(rng)));
-      std::string line = "call " + name;
-      for (const Value& a : args) line += " " + raw_text(a);
-      const uint64_t budget = random_fuel ? 1 + rng() % (uint64_t(1) << (rng() % 18)) : config.fuel;
-      (void)store.set_fuel(budget);
-      line += weft::differential::outcome_text(store.call(ext, args));
-      if (random_fuel) line += " (fuel " + std::to_string(budget) + ", left " + std::to_string(*store.fuel_remaining()) + ")";
-      out.lines.push_back(line);
-      ++out.runs;
+  for (uint32_t copy = 0; copy < instances; ++copy) {
+    if (copy > 0) out.lines.push_back("instance " + std::to_string(copy + 1));
+    auto instance = store.instantiate(*module, linker);
+    if (!instance.ok()) {
+      out.lines.push_back("instantiate: " + instance.error().message);
+      return out;
     }
+    std::mt19937_64 rng(std::hash<std::string>{}(path));
+    std::optional<weft::Extern> hang_init = instance->get_export("hangLimitInitializer");
+    for (const auto& [name, ext] : instance->exports()) {
+      if (ext.kind != weft::ExternKind::Func) continue;
+      weft::FuncType type = store.function_type(ext);
+      for (uint32_t c = 0; c < calls; ++c) {
+        (void)store.set_fuel(config.fuel);  // the generator's hang-limit reset is not what is measured
+        if (hang_init && hang_init->kind == weft::ExternKind::Func) (void)store.call(*hang_init, {});
+        std::vector<Value> args;
+        for (ValType t : type.params) args.push_back(value_of(t, c == 0 ? 0 : pick(rng)));
+        std::string line = "call " + name;
+        for (const Value& a : args) line += " " + raw_text(a);
+        const uint64_t budget = random_fuel ? 1 + rng() % (uint64_t(1) << (rng() % 18)) : config.fuel;
+        (void)store.set_fuel(budget);
+        line += weft::differential::outcome_text(store.call(ext, args));
+        if (random_fuel) line += " (fuel " + std::to_string(budget) + ", left " + std::to_string(*store.fuel_remaining()) + ")";
+        out.lines.push_back(line);
+        ++out.runs;
+      }
+    }
+    weft::differential::record_exported_state(store, *instance, out.lines);
   }
-  weft::differential::record_exported_state(store, *instance, out.lines);
   weft::TierStats stats = store.tier_stats();
   out.compiled = stats.jit_compiled;
+  out.reused = stats.jit_reused;
   out.fallbacks = stats.jit_fallbacks;
   return out;
 }
@@ -191,8 +199,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   for (const std::string& a : args)
     if (a == "--fiber-programs" || a == "--fiber-files") return weft::differential::fiber_main(args);
-  uint32_t calls = 4;
-  bool random_fuel = false, two_memories = false;
+  uint32_t calls = 4, instances = 1;
+  bool random_fuel = false, two_memories = false, eager = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--calls") == 0 && i + 1 < argc)
@@ -201,17 +209,22 @@ int main(int argc, char** argv) {
       random_fuel = true;
     else if (std::strcmp(argv[i], "--two-memories") == 0)
       two_memories = true;
+    else if (std::strcmp(argv[i], "--instances") == 0 && i + 1 < argc)
+      instances = uint32_t(std::strtoul(argv[++i], nullptr, 10));
+    else if (std::strcmp(argv[i], "--eager") == 0)
+      eager = true;
     else
       files.push_back(argv[i]);
   }
-  if (files.empty() || calls == 0) {
+  if (files.empty() || calls == 0 || instances == 0 || instances > 100) {
     std::fprintf(stderr,
-                 "usage: jit_differential [--calls N] [--random-fuel] [--two-memories] FILE.wasm…\n"
+                 "usage: jit_differential [--calls N] [--random-fuel] [--two-memories] [--instances N] [--eager]\n"
+                 "                        FILE.wasm…\n"
                  "       jit_differential --fiber-programs N [--seed S] [--first I] [--keep DIR] [--self-check]\n"
                  "       jit_differential --fiber-files FILE.wat… [--self-check]\n");
     return 2;
   }
-  uint64_t agree = 0, disagree = 0, compiled = 0, fallbacks = 0, not_run = 0, out_of_fuel = 0, moved = 0, wide = 0;
+  uint64_t agree = 0, disagree = 0, compiled = 0, reused = 0, fallbacks = 0, not_run = 0, out_of_fuel = 0, moved = 0, wide = 0;
   for (const std::string& file : files) {
     std::ifstream in(file, std::ios::binary);
     std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -228,9 +241,10 @@ int main(int argc, char** argv) {
       moved += moved_here;
       wide += spread.ok() && memory1_is64;
     }
-    Transcript interp = run(file, bytes, weft::Tier::Interpreter, calls, random_fuel);
-    Transcript jit = run(file, bytes, weft::Tier::Jit, calls, random_fuel);
+    Transcript interp = run(file, bytes, weft::Tier::Interpreter, calls, random_fuel, instances, eager);
+    Transcript jit = run(file, bytes, weft::Tier::Jit, calls, random_fuel, instances, eager);
     compiled += jit.compiled;
+    reused += jit.reused;
     fallbacks += jit.fallbacks;
     if (interp.lines == jit.lines) {
       agree += jit.runs;
@@ -242,10 +256,10 @@ int main(int argc, char** argv) {
     weft::differential::report_disagreement(file, interp, jit);
   }
   std::printf("differential%s%s: %" PRIu64 " runs agree, %" PRIu64 " files disagree (%zu files, %" PRIu64
-              " without runs; %" PRIu64 " agreeing runs ran out of fuel; JIT compiled %" PRIu64 " functions, %" PRIu64
-              " fell back)\n",
+              " without runs; %" PRIu64 " agreeing runs ran out of fuel; JIT compiled %" PRIu64
+              " functions, reused %" PRIu64 " copies, %" PRIu64 " fell back)\n",
               random_fuel ? " (random fuel)" : "", two_memories ? " (two memories)" : "", agree, disagree,
-              files.size(), not_run, out_of_fuel, compiled, fallbacks);
+              files.size(), not_run, out_of_fuel, compiled, reused, fallbacks);
   if (two_memories)
     std::printf("two memories: %" PRIu64 " memory operands moved to memory 1; in %" PRIu64
                 " modules memory 1 is a 64-bit memory\n", moved, wide);

@@ -17,6 +17,7 @@ struct Transcript {
   std::vector<std::string> lines;
   uint32_t runs = 0;                   // export calls made
   uint32_t compiled = 0, fallbacks = 0;  // JIT tier: functions compiled / left to the interpreter
+  uint32_t reused = 0;                   // JIT tier: functions copied from an earlier instance's code
 };
 
 // A value's bits in hex, except that a NaN prints as "nan": which NaN an

@@ -7,10 +7,14 @@
 #     then the same modules again with a second memory (every other one a
 #     64-bit memory) and their memory instructions spread over both
 #     (`--two-memories`, tests/jit/two_memories.cc: Binaryen 108 generates
-#     neither multi-memory nor 64-bit memory code);
+#     neither multi-memory nor 64-bit memory code), compiled eagerly;
 #  2. FIBER_N generated fiber programs (fuzz/fiber_program.h: handle/event and
 #     all nine fiber.* instructions), every root called twice, under the fiber
 #     fuzzer's limits; the tool also counts the runs that delivered events.
+# Every module and program is instantiated twice in one store (--instances 2),
+# each instance making the same calls: the JIT compiles once per module, and
+# the second instance runs a patched copy of the first one's code
+# (jit/code_template.h), which must agree as well.
 # One run is one export call. Ends with the line
 #   "jit differential: R runs agree, D disagree (…)"
 # and exits 1 if any module or program disagreed (or a generated program was
@@ -67,13 +71,14 @@ if [ "$n" -gt 0 ]; then
     binaryen_runs=$((binaryen_runs + runs))
     binaryen_disagree=$((binaryen_disagree + disagree))
   }
-  binaryen_pass binaryen
-  binaryen_pass two-memories --two-memories
+  binaryen_pass binaryen --instances 2
+  binaryen_pass two-memories --two-memories --instances 2 --eager
 fi
 
 fiber_runs=0 fiber_disagree=0 fiber_events=0
 if [ "$fiber_n" -gt 0 ]; then
-  "$tool" --fiber-programs "$fiber_n" --seed "$fiber_seed" ${keep:+--keep "$keep"} ${RANDOM_FUEL:+--random-fuel} | tee "$work/fiber.out" || status=1
+  "$tool" --fiber-programs "$fiber_n" --seed "$fiber_seed" --instances 2 ${keep:+--keep "$keep"} ${RANDOM_FUEL:+--random-fuel} \
+    | tee "$work/fiber.out" || status=1
   read -r fiber_runs fiber_disagree fiber_rejected fiber_events < <(sed -n \
     's/^fiber differential: \([0-9]*\) runs agree, \([0-9]*\) programs disagree, \([0-9]*\) rejected .*; \([0-9]*\) runs delivered events.*/\1 \2 \3 \4/p' \
     "$work/fiber.out")

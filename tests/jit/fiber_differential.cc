@@ -65,6 +65,11 @@ struct FiberRun {
   std::optional<std::string> load_error;  // the module did not load: a generator/validator disagreement
 };
 
+// --instances N: each program is instantiated N times in one store, and each
+// instance runs the rounds (on the JIT, the later instances run copies of the
+// code compiled for the first: jit/code_template.h).
+uint32_t instances_per_store = 1;
+
 // Runs `entry_points` (all exported functions without parameters when empty,
 // for --fiber-files) kRounds times on one tier.
 FiberRun run_program(const std::string& wat, std::vector<std::string> entry_points, Tier tier, bool perturbed,
@@ -83,52 +88,56 @@ FiberRun run_program(const std::string& wat, std::vector<std::string> entry_poin
     return out;
   }
   Store store(engine);
-  auto instance = store.instantiate(*module, Linker{});
-  if (!instance.ok()) {
-    out.load_error = "instantiation: " + instance.error().to_string();
-    lines.push_back(*out.load_error);
-    return out;
-  }
-  if (entry_points.empty())
-    for (const auto& [name, ext] : instance->exports())
-      if (ext.kind == ExternKind::Func && store.function_type(ext).params.empty()) entry_points.push_back(name);
-  const std::optional<Extern> counter = instance->get_export(fuzz::FiberProgram::kClauseCounter);
-  auto clauses = [&]() -> uint32_t { return counter ? store.global_get(*counter).as_i32() : 0; };
-
-  for (int round = 0; round < kRounds; ++round) {
-    for (const std::string& name : entry_points) {
-      std::optional<Extern> entry = instance->get_export(name);
-      if (!entry || entry->kind != ExternKind::Func) {
-        lines.push_back("no exported function " + name);
-        continue;
-      }
-      const uint64_t budget = random_fuel ? 1 + fuel_rng() % (uint64_t(1) << (fuel_rng() % 16)) : config.fuel;
-      if (auto refuel = store.set_fuel(budget); !refuel.ok()) {
-        lines.push_back("set_fuel: " + refuel.error().to_string());
-        continue;
-      }
-      const uint32_t before = clauses();
-      auto r = store.call(*entry, {});
-      std::string line = "round " + std::to_string(round) + " call " + name + outcome_text(r);
-      if (!r.ok()) {
-        // Trap vs. exhaustion of a limit is part of the behaviour too.
-        line += std::string(" (") + error_kind_name(r.error().kind) + ")";
-        ++out.outcomes[r.error().message];
-      } else {
-        ++out.outcomes["returned"];
-      }
-      const uint32_t after = clauses();
-      line += "; clauses_entered " + std::to_string(after);
-      if (random_fuel)
-        line += " (fuel " + std::to_string(budget) + ", left " + std::to_string(*store.fuel_remaining()) + ")";
-      lines.push_back(line);
-      ++out.transcript.runs;
-      if (after != before) ++out.runs_with_events;
+  for (uint32_t copy = 0; copy < instances_per_store; ++copy) {
+    if (copy > 0) lines.push_back("instance " + std::to_string(copy + 1));
+    auto instance = store.instantiate(*module, Linker{});
+    if (!instance.ok()) {
+      out.load_error = "instantiation: " + instance.error().to_string();
+      lines.push_back(*out.load_error);
+      return out;
     }
+    if (entry_points.empty())
+      for (const auto& [name, ext] : instance->exports())
+        if (ext.kind == ExternKind::Func && store.function_type(ext).params.empty()) entry_points.push_back(name);
+    const std::optional<Extern> counter = instance->get_export(fuzz::FiberProgram::kClauseCounter);
+    auto clauses = [&]() -> uint32_t { return counter ? store.global_get(*counter).as_i32() : 0; };
+
+    for (int round = 0; round < kRounds; ++round) {
+      for (const std::string& name : entry_points) {
+        std::optional<Extern> entry = instance->get_export(name);
+        if (!entry || entry->kind != ExternKind::Func) {
+          lines.push_back("no exported function " + name);
+          continue;
+        }
+        const uint64_t budget = random_fuel ? 1 + fuel_rng() % (uint64_t(1) << (fuel_rng() % 16)) : config.fuel;
+        if (auto refuel = store.set_fuel(budget); !refuel.ok()) {
+          lines.push_back("set_fuel: " + refuel.error().to_string());
+          continue;
+        }
+        const uint32_t before = clauses();
+        auto r = store.call(*entry, {});
+        std::string line = "round " + std::to_string(round) + " call " + name + outcome_text(r);
+        if (!r.ok()) {
+          // Trap vs. exhaustion of a limit is part of the behaviour too.
+          line += std::string(" (") + error_kind_name(r.error().kind) + ")";
+          ++out.outcomes[r.error().message];
+        } else {
+          ++out.outcomes["returned"];
+        }
+        const uint32_t after = clauses();
+        line += "; clauses_entered " + std::to_string(after);
+        if (random_fuel)
+          line += " (fuel " + std::to_string(budget) + ", left " + std::to_string(*store.fuel_remaining()) + ")";
+        lines.push_back(line);
+        ++out.transcript.runs;
+        if (after != before) ++out.runs_with_events;
+      }
+    }
+    record_exported_state(store, *instance, lines);
   }
-  record_exported_state(store, *instance, lines);
   const TierStats stats = store.tier_stats();
   out.transcript.compiled = stats.jit_compiled;
+  out.transcript.reused = stats.jit_reused;
   out.transcript.fallbacks = stats.jit_fallbacks;
   return out;
 }
@@ -148,7 +157,7 @@ struct Totals {
   uint64_t programs = 0, agree = 0, disagree = 0, rejected = 0;
   uint64_t runs_with_events = 0, programs_with_events = 0;
   std::map<std::string, uint64_t> outcomes;  // on the interpreter
-  uint64_t compiled = 0, fallbacks = 0;
+  uint64_t compiled = 0, reused = 0, fallbacks = 0;
 };
 
 // Runs one program on both tiers and adds it to `totals`; `label` names it in
@@ -159,6 +168,7 @@ void compare(const std::string& label, const std::string& wat, const std::vector
   FiberRun interp = run_program(wat, entry_points, Tier::Interpreter, false, random_fuel);
   FiberRun jit = run_program(wat, entry_points, Tier::Jit, self_check, random_fuel);
   totals.compiled += jit.transcript.compiled;
+  totals.reused += jit.transcript.reused;
   totals.fallbacks += jit.transcript.fallbacks;
   totals.runs_with_events += interp.runs_with_events;
   for (const auto& [what, count] : interp.outcomes) totals.outcomes[what] += count;
@@ -195,7 +205,8 @@ int usage(const char* problem) {
   std::fprintf(stderr,
                "jit_differential: %s\n"
                "usage: jit_differential --fiber-programs N [--seed S] [--first I] [--keep DIR] [--self-check] [--random-fuel]\n"
-               "       jit_differential --fiber-files FILE.wat… [--self-check] [--random-fuel]\n",
+               "                        [--instances N]\n"
+               "       jit_differential --fiber-files FILE.wat… [--self-check] [--random-fuel] [--instances N]\n",
                problem);
   return 2;
 }
@@ -223,6 +234,12 @@ int fiber_main(const std::vector<std::string>& args) {
       self_check = true;
     } else if (a == "--random-fuel") {
       random_fuel = true;
+    } else if (a == "--instances") {
+      uint64_t n = 0;
+      if (!has_value || !parse_number(args[i + 1], n) || n == 0 || n > 100)
+        return usage("--instances needs a number from 1 to 100");
+      instances_per_store = uint32_t(n);
+      ++i;
     } else if (a == "--fiber-files") {
       files_mode = true;
     } else if (files_mode && a.rfind("--", 0) != 0) {
@@ -268,10 +285,10 @@ int fiber_main(const std::vector<std::string>& args) {
   const std::string seed_text = files_mode ? std::string() : ", seed " + std::to_string(seed);
   std::printf("fiber differential: %" PRIu64 " runs agree, %" PRIu64 " programs disagree, %" PRIu64
               " rejected (%" PRIu64 " programs%s; %" PRIu64 " runs delivered events, in %" PRIu64
-              " programs; JIT compiled %" PRIu64 " functions, %" PRIu64 " fell back)\n",
+              " programs; JIT compiled %" PRIu64 " functions, reused %" PRIu64 " copies, %" PRIu64 " fell back)\n",
               totals.agree, totals.disagree, totals.rejected, totals.programs,
               seed_text.c_str(), totals.runs_with_events,
-              totals.programs_with_events, totals.compiled, totals.fallbacks);
+              totals.programs_with_events, totals.compiled, totals.reused, totals.fallbacks);
   if (self_check) {
     // The injected difference must be seen; a rejected module is still a finding.
     const bool seen = totals.disagree > 0;
