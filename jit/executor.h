@@ -4,7 +4,9 @@
 // compiler accepts gets native code (one code block per instance) as its
 // FuncInstance::jit_entry — at its first call by default (lazily, into the
 // instance's CodeArena, jit/executor_lazy.cc), all at instantiation with
-// Config::eager_compilation (one buffer, calls between them direct); the interpreter
+// Config::eager_compilation (one buffer, calls between them direct) — or, for
+// a later instance of a module, as a patched copy of the code compiled for the
+// first (jit/code_template.h: compile once per module); the interpreter
 // translates the others, and any compiled function only if it is ever
 // interpreted. Fibers whose function is JIT code run it on their own native
 // stacks (a runtime::FiberBodyRunner, as the interpreter's fiber_body.cc).
