@@ -234,6 +234,37 @@ TEST_P(CompileOnce, InstancesWhoseCodeDiffersCompileTheirOwn) {
   EXPECT_EQ(stats.jit_reused, 1u);
 }
 
+// Interruption polls the store's own flag in every copy: a request made to
+// the second store stops the code copied for it (and only that store's).
+TEST_P(CompileOnce, EachStoresCopyPollsItsOwnInterruptFlag) {
+  Config config = jit_config(GetParam());
+  config.interruptible = true;
+  Engine engine(config);
+  auto module = WasmModule::from_text(engine, R"((module
+    (func (export "spin") (param $n i32) (result i32)
+      (loop $again
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br_if $again (i32.gt_s (local.get $n) (i32.const 0))))
+      (i32.const 7))
+  ))");
+  ASSERT_TRUE(module.ok());
+  Store first(engine), second(engine);
+  auto a = first.instantiate(*module, Linker{});
+  auto b = second.instantiate(*module, Linker{});
+  ASSERT_TRUE(a.ok() && b.ok());
+  const std::vector<Value> n = {Value::i32(1000)};
+  ASSERT_TRUE(first.call(*a->get_export("spin"), n).ok());  // compiled by the first store
+  auto handle = second.interrupt_handle();
+  ASSERT_TRUE(handle.ok());
+  handle->interrupt();
+  auto stopped = second.call(*b->get_export("spin"), n);
+  ASSERT_FALSE(stopped.ok()) << "the copy polled another store's flag";
+  EXPECT_EQ(stopped.error().message, "interrupted");
+  EXPECT_TRUE(first.call(*a->get_export("spin"), n).ok());
+  EXPECT_EQ(second.tier_stats().jit_compiled, 0u);
+  EXPECT_EQ(second.tier_stats().jit_reused, 1u);
+}
+
 // A guarded memory's out-of-bounds access faults into the function's trap
 // stub, which the fault handler finds by the code's address: in each copy, at
 // its own place.
