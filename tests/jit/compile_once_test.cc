@@ -7,9 +7,11 @@
 // results, and counts compilations through TierStats.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <deque>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/generator_module.h"
@@ -77,17 +79,13 @@ Config jit_config(bool eager, bool guard_regions = false) {
   return config;
 }
 
-class CompileOnce : public ::testing::TestWithParam<bool> {};  // the parameter: eager compilation
-
-TEST_P(CompileOnce, AThousandInstancesCompileTheModuleOnce) {
-  Engine engine(jit_config(GetParam()));
-  auto module = WasmModule::from_text(engine, kEveryReference);
-  ASSERT_TRUE(module.ok()) << module.error().to_string();
-  Store store(engine);
-  Extern host = store.create_host_function(
+// kEveryReference's `env.host` in `store`: the caller's own global, read
+// through its exports (so the caller recorded must be the calling instance),
+// times 999 plus the argument.
+Extern caller_reading_host(Store& store) {
+  return store.create_host_function(
       FuncType{{ValType::i32()}, {ValType::i32()}},
       [&store](const Caller& caller, std::span<const Value> args, std::span<Value> results) -> Result<void> {
-        // The caller's own global, through its exports: the caller recorded is this instance.
         std::optional<Extern> global = caller.get_export("global");
         if (!global) return make_error(ErrorKind::Trap, "no caller");
         auto g = store.call(*global, {});
@@ -95,6 +93,16 @@ TEST_P(CompileOnce, AThousandInstancesCompileTheModuleOnce) {
         results[0] = Value::i32((*g)[0].as_i32() * 1000 + args[0].as_i32() - (*g)[0].as_i32());
         return {};
       });
+}
+
+class CompileOnce : public ::testing::TestWithParam<bool> {};  // the parameter: eager compilation
+
+TEST_P(CompileOnce, AThousandInstancesCompileTheModuleOnce) {
+  Engine engine(jit_config(GetParam()));
+  auto module = WasmModule::from_text(engine, kEveryReference);
+  ASSERT_TRUE(module.ok()) << module.error().to_string();
+  Store store(engine);
+  Extern host = caller_reading_host(store);
   // In one store, so all alive at once, each with its own code.
   constexpr int kInstances = 1000;
   std::vector<Instance> instances;
@@ -168,14 +176,7 @@ TEST_P(CompileOnce, AThousandStoresCompileTheModuleOnce) {
   for (int k = 0; k < 1000; ++k) {
     if (alive.size() == 3) alive.pop_front();
     Store& store = alive.emplace_back(engine);
-    Extern host = store.create_host_function(
-        FuncType{{ValType::i32()}, {ValType::i32()}},
-        [&store](const Caller& caller, std::span<const Value> args, std::span<Value> results) -> Result<void> {
-          auto g = store.call(*caller.get_export("global"), {});
-          if (!g.ok()) return g.error();
-          results[0] = Value::i32((*g)[0].as_i32() * 1000 + args[0].as_i32() - (*g)[0].as_i32());
-          return {};
-        });
+    Extern host = caller_reading_host(store);
     Linker linker;
     linker.define("env", "seed", store.create_global(GlobalType{ValType::i32(), false}, Value::i32(k)));
     linker.define("env", "host", host);
@@ -195,6 +196,45 @@ TEST_P(CompileOnce, AThousandStoresCompileTheModuleOnce) {
     ASSERT_EQ(stats.jit_compiled, k == 0 ? functions : 0u) << "store " << k;
     ASSERT_EQ(stats.jit_reused, k == 0 ? 0u : functions) << "store " << k;
   }
+}
+
+// Stores on several threads share the module's code: whichever thread
+// compiles a function first publishes it, the others copy it (or compile it
+// too, if they got there at the same time), and a store's release copies the
+// code its templates still read while others may be copying from it.
+TEST_P(CompileOnce, StoresOnSeveralThreadsShareTheCode) {
+  Engine engine(jit_config(GetParam()));
+  auto module = WasmModule::from_text(engine, kEveryReference);
+  ASSERT_TRUE(module.ok());
+  std::atomic<int> failures{0};
+  std::atomic<uint32_t> compiled{0}, reused{0};
+  auto worker = [&](int thread) {
+    for (int k = 0; k < 40; ++k) {
+      Store store(engine);
+      Extern host = caller_reading_host(store);
+      Linker linker;
+      const int seed = thread * 1000 + k;
+      linker.define("env", "seed", store.create_global(GlobalType{ValType::i32(), false}, Value::i32(seed)));
+      linker.define("env", "host", host);
+      auto instance = store.instantiate(*module, linker);
+      if (!instance.ok()) {
+        ++failures;
+        continue;
+      }
+      auto run = store.call(*instance->get_export("run"), {});
+      if (!run.ok() || int32_t(run->at(0).as_i32()) != 1004 * (seed + 1) + 216) ++failures;
+      compiled += store.tier_stats().jit_compiled;
+      reused += store.tier_stats().jit_reused;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) threads.emplace_back(worker, t);
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  const uint32_t functions = GetParam() ? 6 : 5;  // lazily, `run` reaches five
+  EXPECT_EQ(compiled + reused, functions * 160);
+  EXPECT_GE(compiled.load(), functions);
+  EXPECT_LE(compiled.load(), functions * 4) << "at most once per thread that raced for it";
 }
 
 // An import that is a host function for one instance and Wasm for another
