@@ -22,8 +22,18 @@ struct Transcript {
 
 // A value's bits in hex, except that a NaN prints as "nan": which NaN an
 // arithmetic operation on NaNs returns (payload, sign) is nondeterministic in
-// Wasm, so tiers may differ there legitimately.
+// Wasm, so tiers may differ there legitimately. A v128 prints all 128 bits
+// ("v128:" then the high and the low 64 in hex); its lane types are unknown
+// here, so NaN lanes are judged by transcripts_agree.
 std::string raw_text(const Value& v);
+
+// The transcripts agree: every line equal, or differing only in v128 values
+// whose every differing 64-bit half is a quiet f64 NaN on both sides or whose
+// every differing 32-bit lane is a quiet f32 NaN on both sides — two NaN
+// operands of one float lane operation, of which the interpreter (as the C++
+// compiler arranged its operands) and the JIT's vector instruction returned
+// different ones, both valid Wasm. `nan_lanes` counts the lanes so accepted.
+bool transcripts_agree(const Transcript& interp, const Transcript& jit, uint64_t& nan_lanes);
 
 // A call's outcome: " => <results>" or " => trap <message>".
 std::string outcome_text(const Result<std::vector<Value>>& r);

@@ -11,6 +11,9 @@
 #  2. FIBER_N generated fiber programs (fuzz/fiber_program.h: handle/event and
 #     all nine fiber.* instructions), every root called twice, under the fiber
 #     fuzzer's limits; the tool also counts the runs that delivered events.
+# v128 values compare in all 128 bits; a lane that is a quiet NaN on both
+# tiers counts as agreeing (which NaN a float lane operation of two NaNs
+# returns is open; the driver prints how many it accepted).
 # Every module and program is instantiated twice in one store (--instances 2),
 # each instance making the same calls: the JIT compiles once per module, and
 # the second instance runs a patched copy of the first one's code
