@@ -15,12 +15,18 @@
 // functions it cannot compile (jit/executor.cc prepare_instance). So the JIT time is the
 // compiler's (plus instantiation's own work, the same on both tiers).
 //
+// WEFT_BENCH_JIT_ONLY=1 skips the interpreter tier's instantiations: each
+// JIT instantiation then meets fresh memory, as at a program's start (the
+// interpreter's translations free heap pages the next JIT instantiation
+// would reuse), and the interp_* lines are left out.
+//
 // Imported functions are satisfied with host functions that trap: the module
 // must have no start function (nothing may run). Only the public API is used.
 //
 // Output (one `key value` per line, read by bench/run.py):
 //   code_bytes N, functions N, reps N,
 //   interp_ms / jit_ms        median CPU milliseconds per instantiation,
+//   jit_min_ms                the fastest JIT instantiation,
 //   interp_mbps / jit_mbps    code-section MB (1e6 bytes) per second,
 //   jit_tier 0|1 (whether this build has the JIT), jit_compiled N, jit_fallbacks N,
 //   jit_copy_ms               CPU milliseconds of an instantiation that copies
@@ -124,6 +130,8 @@ int main(int argc, char** argv) {
   // both tiers would compile (translate) each function at its first call.
   interp_config.eager_compilation = jit_config.eager_compilation = true;
   weft::Engine interp_engine(interp_config), jit_engine(jit_config);
+  const char* jit_only_setting = std::getenv("WEFT_BENCH_JIT_ONLY");
+  const bool jit_only = jit_only_setting && *jit_only_setting && *jit_only_setting != '0';
   std::vector<double> interp_s, jit_s;
   weft::TierStats jit_stats;
   std::unique_ptr<weft::WasmModule> jit_module;
@@ -139,10 +147,13 @@ int main(int argc, char** argv) {
     }
     jit_module.reset();  // the last rep's module (and its compiled code) goes first
     jit_module = std::make_unique<weft::WasmModule>(std::move(*fresh));
-    auto interp = time_instantiation(interp_engine, *interp_module);
+    if (!jit_only) {
+      auto interp = time_instantiation(interp_engine, *interp_module);
+      if (!interp) return 1;
+      interp_s.push_back(interp->seconds);
+    }
     auto jit = time_instantiation(jit_engine, *jit_module);
-    if (!interp || !jit) return 1;
-    interp_s.push_back(interp->seconds);
+    if (!jit) return 1;
     jit_s.push_back(jit->seconds);
     jit_stats = jit->stats;
   }
@@ -150,10 +161,14 @@ int main(int argc, char** argv) {
   if (!copy) return 1;
 
   const double mb = input.code_bytes / 1e6;
-  const double t_interp = weft_bench::median(interp_s), t_jit = weft_bench::median(jit_s);
+  const double t_jit = weft_bench::median(jit_s);
   std::printf("code_bytes %u\nfunctions %u\nreps %d\n", input.code_bytes, input.functions, reps);
-  std::printf("interp_ms %.3f\njit_ms %.3f\n", t_interp * 1e3, t_jit * 1e3);
-  std::printf("interp_mbps %.2f\njit_mbps %.2f\n", mb / t_interp, mb / t_jit);
+  if (!jit_only) {
+    const double t_interp = weft_bench::median(interp_s);
+    std::printf("interp_ms %.3f\ninterp_mbps %.2f\n", t_interp * 1e3, mb / t_interp);
+  }
+  std::printf("jit_ms %.3f\njit_mbps %.2f\n", t_jit * 1e3, mb / t_jit);
+  std::printf("jit_min_ms %.3f\n", *std::min_element(jit_s.begin(), jit_s.end()) * 1e3);
   // jit_tier 0: this build has no JIT (the "JIT" times are the interpreter's).
   std::printf("jit_tier %d\njit_compiled %u\njit_fallbacks %u\n", jit_stats.tier == weft::Tier::Jit ? 1 : 0,
               jit_stats.jit_compiled, jit_stats.jit_fallbacks);

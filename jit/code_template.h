@@ -51,14 +51,17 @@ enum class InstanceRef : uint8_t {
   TypeId,              // the canonical id of the module's type `index` (Instance::type_ids)
 };
 
+// (12 bytes: a large module has one per ~10 bytes of code section, kept for
+// the module's life.)
 struct Relocation {
   uint32_t at;  // MacroAssembler::patch_constant's offset, in the code's buffer
-  InstanceRef ref;
   uint32_t index;
+  InstanceRef ref;
   // One of the 32-bit forms (patch_constant32): a copy can hold only a value
   // below 2^31, and is not made for an instance whose value is larger.
   bool narrow = false;
 };
+static_assert(sizeof(Relocation) == 12);
 
 // What instance_word reads: the instance, the memory its code uses as memory
 // 0, the context of its store's JIT, and the code's sites (FiberSite and

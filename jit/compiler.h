@@ -405,7 +405,7 @@ class FunctionCompiler {
   // every ten bytes of code — memory reloads after calls, globals, callees.)
   void move_instance_word(Reg dst, InstanceRef ref, uint32_t index) {
     const uint32_t at = masm_.move_patchable(dst, instance_value(ref, index));
-    if (relocations_) relocations_->push_back({at, ref, index, false});
+    if (relocations_) relocations_->push_back({.at = at, .index = index, .ref = ref, .narrow = false});
   }
   // The value of such a constant, and the relocation of a 32-bit form
   // (MacroAssembler::move_patchable32 and its kin) emitted for it at `at`.
@@ -422,7 +422,7 @@ class FunctionCompiler {
   }
   uint64_t any_instance_value(InstanceRef ref, uint32_t index) const;
   void record_narrow(uint32_t at, InstanceRef ref, uint32_t index) {
-    if (relocations_) relocations_->push_back({at, ref, index, true});
+    if (relocations_) relocations_->push_back({.at = at, .index = index, .ref = ref, .narrow = true});
   }
 
   // compile_numeric.cc

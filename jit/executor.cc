@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include <unistd.h>
@@ -19,9 +20,15 @@ namespace weft::jit {
 
 bool jit_supported() { return WEFT_JIT_BACKEND != 0; }
 
+namespace {
+std::atomic<size_t> g_eager_arena_capacity_for_testing{0};
+}  // namespace
+void set_eager_arena_capacity_for_testing(size_t bytes) { g_eager_arena_capacity_for_testing = bytes; }
+
 const char* machine_name() { return MacroAssembler::kMachineName; }
 
-JitExecutor::JitExecutor(runtime::Store& store) : store_(store), interp_(store) {
+JitExecutor::JitExecutor(runtime::Store& store)
+    : store_(store), interp_(store), environment_(CodeArena::environment()) {
   ctx_.stack = &store.stack();
   ctx_.fuel = &store.stack().fuel;
   ctx_.interp = &interp_;
@@ -47,10 +54,9 @@ struct EntryStubs {
 
 const EntryStubs& entry_stubs() {
   static const EntryStubs stubs = [] {
-    static asmjit::JitRuntime memory;
     EntryStubs made;
     asmjit::CodeHolder holder;
-    holder.init(memory.environment());
+    holder.init(CodeArena::environment());
     MacroAssembler masm(holder);
     constexpr int32_t ctx_stack = int32_t(offsetof(JitContext, stack));
     using R = Registers;
@@ -104,13 +110,15 @@ const EntryStubs& entry_stubs() {
     masm.fp_load(R::kFloatResult, R::kFrame, 0);
     masm.leave_frame();
     masm.return_to_caller();
-    void* base = nullptr;
     // Without them no code can be entered: every function stays interpreted.
-    if (!masm.error().empty() || memory.add(&base, &holder) != asmjit::kErrorOk) return made;
-    made.host_entry = static_cast<char*>(base) + entry;
-    made.host_clause_entry = static_cast<char*>(base) + clause_entry;
-    made.host_adapter = static_cast<char*>(base) + adapter;
-    made.lazy_entry = static_cast<char*>(base) + lazy;
+    if (!masm.error().empty()) return made;
+    CodeArena* arena = CodeArena::create_sealed(holder).release();  // never freed (above)
+    if (!arena) return made;
+    const uint8_t* base = arena->base();
+    made.host_entry = const_cast<uint8_t*>(base + entry);
+    made.host_clause_entry = const_cast<uint8_t*>(base + clause_entry);
+    made.host_adapter = const_cast<uint8_t*>(base + adapter);
+    made.lazy_entry = const_cast<uint8_t*>(base + lazy);
     return made;
   }();
   return stubs;
@@ -131,7 +139,7 @@ void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f,
   masm.enter_frame();
   masm.move(Registers::kFrame, Registers::kArg[1]);
   const uint32_t at = masm.move_patchable(Registers::kCallee, reinterpret_cast<uint64_t>(f));
-  if (relocations) relocations->push_back({at, InstanceRef::Function, f->index});
+  if (relocations) relocations->push_back({.at = at, .index = f->index, .ref = InstanceRef::Function});
   masm.call_indirect_mem(Registers::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
   if (f->type->results.size() == 1) {
     const ValType t = f->type->results[0];
@@ -172,11 +180,7 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     return {};
   }
 
-  // All functions go into one code buffer, added to executable memory at once:
-  // a function is an offset in it. A function the compiler gives up on leaves
-  // its partial code behind, unreachable.
   InstanceCode& code = code_[&instance];
-  code.ranges.assign(module.functions.size(), {0, 0});
   // Unchecked accesses only where the fault handler will know the code.
   if (memory->guarded && guard::available()) code.guard_slot = guard::reserve_slot();
   const bool guarded = code.guard_slot >= 0;
@@ -191,101 +195,54 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
   // Else compiled here; the first instance's code becomes the module's template.
   std::shared_ptr<InstanceTemplate> made;
   if (!compiled_before) made = std::make_shared<InstanceTemplate>();
-  constexpr uint32_t kNoClauseEntry = UINT32_MAX;
-  std::vector<uint32_t> clause_entries(module.functions.size(), kNoClauseEntry);
-  asmjit::CodeHolder holder;
-  holder.init(code_memory_.environment());
-  {
-    // Room for the code up front: growing the buffer by doubling copied it
-    // (about twice its final size) and touched fresh pages each time. The
-    // code is 2.5-5× the body bytes (C programs, Binaryen's random code);
-    // untouched room costs address space only.
-    size_t body_bytes = 0;
-    for (const Function& f : module.functions) body_bytes += f.body.size();
-    holder.reserveBuffer(&holder.textSection()->_buffer, body_bytes * 6 + 64 * 1024);  // failing: grows as before
-    // Relocations: about one per ten bytes of body in C programs and Binaryen's code.
-    if (made) made->relocations.reserve(body_bytes / 8);
-  }
-  MacroAssembler masm(holder);
-  // Each function's register entry (FunctionCompiler::register_entry), the
-  // target of direct calls from the instance's code.
-  std::vector<Label> direct_entries(module.functions.size());
-  for (Label& entry : direct_entries) entry = masm.new_label();
-  std::vector<uint32_t> fallbacks;
-  uint32_t compiled = 0;
-  for (uint32_t i = 0; i < module.functions.size(); ++i) {
-    masm.align_code();
-    const size_t start = masm.offset();
-    const uint32_t first_label = masm.label_count();
-    FunctionCompiler compiler(instance, i, memory, masm, store_.fuel_enabled());
-    compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
-    compiler.set_catch_sites(&code.catch_sites);
-    compiler.set_guarded_memory(guarded);
-    compiler.set_direct_call_entries(&direct_entries);
-    if (made) compiler.set_relocations(&made->relocations);
-    Result<void> r = compiler.compile();
-    if (r.ok()) {
-      masm.bind_at(direct_entries[i], compiler.register_entry());
-      code.ranges[i] = {uint32_t(start), uint32_t(masm.offset() - start)};
-      if (const Label* entry = compiler.clause_entry()) clause_entries[i] = masm.offset_of(*entry);
-      if (const Label* trap = compiler.memory_trap())
-        code.traps.push_back({uint32_t(start), uint32_t(masm.offset()), uint32_t(masm.offset_of(*trap))});
-      ++compiled;
-      continue;
+  size_t body_bytes = 0;
+  for (const Function& f : module.functions) body_bytes += f.body.size();
+  // Straight into the instance's executable memory (its arena's writable
+  // view is the code buffer: no second copy); if the code outgrows the
+  // arena — or the system refuses one — compiled again into a growing heap
+  // buffer, copied into executable memory once.
+  EagerCode compiled;
+  const size_t capacity_for_testing = g_eager_arena_capacity_for_testing;
+  code.arena = CodeArena::create_sealable(capacity_for_testing ? capacity_for_testing
+                                                               : CodeArena::capacity_for(body_bytes, 0, MacroAssembler::kNearReach));
+  if (code.arena) {
+    compiled = compile_eagerly(instance, code, memory, made.get(), body_bytes);
+    if (compiled.redo) {
+      code.arena.reset();
+      code.fiber_sites.clear();
+      code.catch_sites.clear();
+      code.traps.clear();
+      if (made) *made = InstanceTemplate{};
     }
-    // Labels the abandoned code left unbound would fail the whole buffer's
-    // relocation: bind them where it ends (after its jump tables, so that
-    // none is left for the next function to place).
-    masm.place_jump_tables();
-    masm.bind_unbound(first_label);
-    masm.clear_error();
-    masm.bind(direct_entries[i]);
-    if (made) {
-      // Relocations of the abandoned code stay: its bytes are copied too, unreachable.
-      emit_interpreter_stub(masm, instance.functions[imported + i], &made->relocations);
-    } else {
-      emit_interpreter_stub(masm, instance.functions[imported + i]);
-    }
-    fallbacks.push_back(i);
-    ++stats_.fallbacks;
-    stats_.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +
-                                      module.function_name(imported + i) + "): " + r.error().message);
-    if (made) made->fallback_reasons.push_back(stats_.fallback_reasons.back());
   }
-  void* base = nullptr;
-  if (compiled && code_memory_.add(&base, &holder) != asmjit::kErrorOk) {
-    base = nullptr;
-    for (uint32_t i = 0; i < module.functions.size(); ++i) {
-      if (code.ranges[i].second == 0) continue;
-      code.ranges[i] = {0, 0};
-      fallbacks.push_back(i);
-      ++stats_.fallbacks;
-      stats_.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +
-                                        module.function_name(imported + i) + "): code memory allocation failed");
-    }
-    compiled = 0;
-  }
-  code.base = base;
+  if (!code.arena) compiled = compile_eagerly(instance, code, memory, made.get(), body_bytes);
+  std::vector<uint32_t>& fallbacks = compiled.fallbacks;
+  stats_.fallbacks += uint32_t(fallbacks.size());
+  stats_.fallback_reasons.insert(stats_.fallback_reasons.end(), compiled.fallback_reasons.begin(),
+                                 compiled.fallback_reasons.end());
+  if (made) made->fallback_reasons = std::move(compiled.fallback_reasons);
+  void* base = code.base = compiled.base;
   if (base) {
     for (uint32_t i = 0; i < module.functions.size(); ++i) {
       if (code.ranges[i].second == 0) continue;
       runtime::FuncInstance* f = instance.functions[imported + i];
       f->jit_entry = static_cast<char*>(base) + code.ranges[i].first;
       f->native_entry = host_entry_;
-      if (clause_entries[i] != kNoClauseEntry) f->native_clause_entry = static_cast<char*>(base) + clause_entries[i];
+      if (compiled.clause_entries[i] != kNoClauseEntry)
+        f->native_clause_entry = static_cast<char*>(base) + compiled.clause_entries[i];
     }
-    stats_.compiled += compiled;
+    stats_.compiled += compiled.compiled;
     write_perf_map(instance, code, 0, uint32_t(code.ranges.size()));
-    if (guarded) guard::publish(code.guard_slot, base, masm.offset(), code.traps.data(), code.traps.size());
+    if (guarded) guard::publish(code.guard_slot, base, compiled.size, code.traps.data(), code.traps.size());
     if (made) {
       made->source = static_cast<const uint8_t*>(base);
-      made->size = holder.codeSize();
+      made->size = compiled.size;
       made->keep_sites(instance, code.fiber_sites, code.catch_sites, 0, 0);
       made->ranges = code.ranges;
-      made->clause_entries = clause_entries;
+      made->clause_entries = std::move(compiled.clause_entries);
       made->traps = code.traps;
       made->fallbacks = fallbacks;
-      made->compiled = compiled;
+      made->compiled = compiled.compiled;
       std::lock_guard lock(shared->mutex);
       if (!shared->eager) {  // (another thread's compilation may have come first)
         shared->eager = made;
@@ -294,6 +251,120 @@ Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
     }
   }
   return translate_fallbacks(instance, fallbacks);
+}
+
+// All functions go into one code buffer: a function is an offset in it. A
+// function the compiler gives up on leaves its partial code behind,
+// unreachable, and gets a stub into the interpreter.
+JitExecutor::EagerCode JitExecutor::compile_eagerly(runtime::Instance& instance, InstanceCode& code,
+                                                    runtime::MemoryInstance* memory, InstanceTemplate* made,
+                                                    size_t body_bytes) {
+  const Module& module = *instance.module;
+  const uint32_t imported = module.num_imported_functions();
+  const uint32_t count = uint32_t(module.functions.size());
+  CodeArena* arena = code.arena.get();
+  EagerCode out;
+  out.clause_entries.assign(count, kNoClauseEntry);
+  code.ranges.assign(count, {0, 0});
+  asmjit::CodeHolder holder;
+  holder.init(environment_);
+  asmjit::CodeBuffer& text = holder.textSection()->_buffer;
+  if (arena) {
+    // An external, fixed buffer: the assembler writes into it, never
+    // reallocates or frees it, and fails when it is full.
+    text._data = arena->unsealed_base();
+    text._size = 0;
+    text._capacity = arena->capacity();
+    text._flags = asmjit::CodeBufferFlags::kIsExternal | asmjit::CodeBufferFlags::kIsFixed;
+  } else {
+    // Room up front: growing by doubling copied the buffer (about twice its
+    // final size) and touched fresh pages each time. Untouched room costs
+    // address space only.
+    holder.reserveBuffer(&text, body_bytes * 6 + 64 * 1024);  // failing: grows as before
+  }
+  // Relocations: about one per ten bytes of body in C programs and Binaryen's code.
+  if (made) made->relocations.reserve(body_bytes / 8);
+  MacroAssembler masm(holder);
+  // Each function's register entry (FunctionCompiler::register_entry), the
+  // target of direct calls from the instance's code.
+  std::vector<Label> direct_entries(count);
+  for (Label& entry : direct_entries) entry = masm.new_label();
+  for (uint32_t i = 0; i < count; ++i) {
+    masm.align_code();
+    const size_t start = masm.offset();
+    const uint32_t first_label = masm.label_count();
+    FunctionCompiler compiler(instance, i, memory, masm, store_.fuel_enabled());
+    compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
+    compiler.set_catch_sites(&code.catch_sites);
+    compiler.set_guarded_memory(code.guard_slot >= 0);
+    compiler.set_direct_call_entries(&direct_entries);
+    if (made) compiler.set_relocations(&made->relocations);
+    Result<void> r = compiler.compile();
+    if (r.ok()) {
+      masm.bind_at(direct_entries[i], compiler.register_entry());
+      code.ranges[i] = {uint32_t(start), uint32_t(masm.offset() - start)};
+      if (const Label* entry = compiler.clause_entry()) out.clause_entries[i] = masm.offset_of(*entry);
+      if (const Label* trap = compiler.memory_trap())
+        code.traps.push_back({uint32_t(start), uint32_t(masm.offset()), uint32_t(masm.offset_of(*trap))});
+      ++out.compiled;
+      continue;
+    }
+    // The arena is full (its last bytes are where the assembler stopped): all again, on the heap.
+    if (arena && masm.offset() + kFullArenaMargin > arena->capacity()) {
+      out.redo = true;
+      return out;
+    }
+    // Labels the abandoned code left unbound would fail the whole buffer's
+    // relocation: bind them where it ends (after its jump tables, so that
+    // none is left for the next function to place).
+    masm.place_jump_tables();
+    masm.bind_unbound(first_label);
+    masm.clear_error();
+    masm.bind(direct_entries[i]);
+    // Relocations of the abandoned code stay: its bytes are copied too, unreachable.
+    emit_interpreter_stub(masm, instance.functions[imported + i], made ? &made->relocations : nullptr);
+    out.fallbacks.push_back(i);
+    out.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +
+                                   module.function_name(imported + i) + "): " + r.error().message);
+  }
+  if (arena) {
+    // In place if asmjit has nothing left to resolve and nothing to relocate
+    // but expressions (AArch64's jump-table entries, label differences): the
+    // code refers to itself by offsets only (which is also why copies of it work).
+    bool in_place = masm.error().empty() && !holder.hasUnresolvedLinks();
+    if (in_place && !holder.relocEntries().empty()) {
+      for (const asmjit::RelocEntry* re : holder.relocEntries()) in_place &= re->relocType() == asmjit::RelocType::kExpression;
+      in_place = in_place && holder.flatten() == asmjit::kErrorOk &&
+                 holder.relocateToBase(reinterpret_cast<uintptr_t>(arena->base())) == asmjit::kErrorOk;
+    }
+    if (!in_place || holder.sectionCount() != 1 || holder.textSection()->bufferSize() != masm.offset()) {
+      out.redo = true;
+      return out;
+    }
+    out.size = masm.offset();
+    if (!arena->seal(out.size)) {
+      out.redo = true;
+      return out;
+    }
+    out.base = const_cast<uint8_t*>(arena->base());
+    return out;
+  }
+  // Relocated into executable memory of its size.
+  if (out.compiled && !(code.arena = CodeArena::create_sealed(holder))) {
+    for (uint32_t i = 0; i < count; ++i) {
+      if (code.ranges[i].second == 0) continue;
+      code.ranges[i] = {0, 0};
+      out.fallbacks.push_back(i);
+      out.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +
+                                     module.function_name(imported + i) + "): code memory allocation failed");
+    }
+    out.compiled = 0;
+  }
+  if (code.arena) {
+    out.base = const_cast<uint8_t*>(code.arena->base());
+    out.size = code.arena->used();
+  }
+  return out;
 }
 
 // The functions left to the interpreter: translated now only with
@@ -327,21 +398,19 @@ std::shared_ptr<ModuleCode> JitExecutor::module_code(const runtime::Instance& in
 
 bool JitExecutor::copy_instance_code(runtime::Instance& instance, InstanceCode& code, const InstanceTemplate& from) {
   runtime::MemoryInstance* memory = instance.memories.empty() ? &no_memory_ : instance.memories[0];
-  // Straight into executable memory (through its writable view): one copy.
-  void* base = nullptr;
-  void* writable = nullptr;
+  // Straight into executable memory (sealed once written): one copy.
+  std::unique_ptr<CodeArena> arena;
   size_t size = 0;
   {
     std::lock_guard lock(code.shared->mutex);
     size = from.code().size();
-    if (size == 0 || code_memory_.allocator()->alloc(&base, &writable, size) != asmjit::kErrorOk) return false;
-    if (!from.instantiate(instance, memory, &ctx_, code.fiber_sites, code.catch_sites,
-                          static_cast<uint8_t*>(writable))) {
-      code_memory_.allocator()->release(base);
+    if (size == 0 || !(arena = CodeArena::create_sealable(size))) return false;
+    if (!from.instantiate(instance, memory, &ctx_, code.fiber_sites, code.catch_sites, arena->unsealed_base()))
       return false;
-    }
   }
-  asmjit::VirtMem::flushInstructionCache(base, size);
+  if (!arena->seal(size)) return false;
+  void* base = const_cast<uint8_t*>(arena->base());
+  code.arena = std::move(arena);
   code.base = base;
   code.ranges = from.ranges;
   code.traps = from.traps;
@@ -398,7 +467,6 @@ void JitExecutor::release_instance(runtime::Instance& instance) {
       for (const auto& t : it->second.sourced) t->detach(more_may_come);
     }
     if (it->second.guard_slot >= 0) guard::release_slot(it->second.guard_slot);
-    if (it->second.base && !it->second.lazy) code_memory_.release(it->second.base);
     code_.erase(it);
   }
   for (runtime::FuncInstance* f : instance.functions)

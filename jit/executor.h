@@ -80,6 +80,24 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   // module and this instance's CodeShape, which later instances copy and
   // patch instead of compiling.
   std::shared_ptr<ModuleCode> module_code(const runtime::Instance& instance, bool guarded) const;
+  // Eager compilation of every defined function into one block of code: into
+  // code.arena's writable view if there is one (redo: it did not fit, or
+  // asmjit had something to relocate — nothing is published), else into a
+  // heap buffer copied into a code.arena of its size.
+  struct EagerCode {
+    void* base = nullptr;  // the code (nullptr: none)
+    size_t size = 0;
+    uint32_t compiled = 0;
+    std::vector<uint32_t> clause_entries;  // per function: its clause entry's offset, or kNoClauseEntry
+    std::vector<uint32_t> fallbacks;       // defined functions left to the interpreter
+    std::vector<std::string> fallback_reasons;
+    bool redo = false;
+  };
+  static constexpr uint32_t kNoClauseEntry = UINT32_MAX;
+  // A function that fails this close to the arena's end failed for room.
+  static constexpr size_t kFullArenaMargin = 4096;
+  EagerCode compile_eagerly(runtime::Instance& instance, InstanceCode& code, runtime::MemoryInstance* memory,
+                            InstanceTemplate* made, size_t body_bytes);
   // Eager compilation: the defined functions left to the interpreter are translated now.
   Result<void> translate_fallbacks(runtime::Instance& instance, const std::vector<uint32_t>& fallbacks);
   // Eager compilation from the module's template; false: nothing done.
@@ -89,7 +107,7 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
 
   runtime::Store& store_;
   interpreter::Interpreter interp_;
-  asmjit::JitRuntime code_memory_;
+  const asmjit::Environment environment_;  // what the code is assembled for (CodeArena::environment)
   runtime::MemoryInstance no_memory_;  // for instances without a memory (size 0)
   // An instance's generated code: one block of executable memory, each
   // defined function's {offset, size} in it (size 0: not compiled), and the
@@ -104,16 +122,16 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
     // the fault handler's registry slot (-1: the code checks accesses).
     std::vector<guard::FunctionTrap> traps;
     int guard_slot = -1;
-    // Lazy compilation: the code's memory (base() is `base`; made at the
-    // first compilation) and the memory its functions are compiled against.
-    bool lazy = false;
+    // The code's memory, base() being `base`: lazy compilation's (made at the
+    // first compilation), or eager compilation's (compile_eagerly, or a copy
+    // of the module's code: copy_instance_code).
     std::unique_ptr<CodeArena> arena;
     // Per defined function: its register entry once compiled (or its stub
     // into the interpreter), and the calls in compiled code that still go
     // through its slot (arena offsets), pointed at the entry when it exists.
     std::vector<const uint8_t*> register_entries;
     std::vector<std::vector<uint32_t>> slot_calls;
-    runtime::MemoryInstance* memory = nullptr;
+    runtime::MemoryInstance* memory = nullptr;  // lazy compilation: what its functions are compiled against
     std::shared_ptr<ModuleCode> shared;  // the module's templates (module_code)
     // The templates whose bytes are this instance's code (CodeTemplate::source),
     // detached when it is released.
@@ -133,6 +151,10 @@ class JitExecutor final : public runtime::Executor, private runtime::FiberBodyRu
   // then: calls weft_jit_compile_lazily, then the function's new jit_entry.
   void* lazy_entry_ = nullptr;
 };
+
+// Tests only: the capacity of the arena eager compilation writes into
+// (0: CodeArena::capacity_for's), so that code can be made to outgrow it.
+void set_eager_arena_capacity_for_testing(size_t bytes);
 
 // Whether this build has a JIT backend for this machine (jit/backend.h).
 bool jit_supported();

@@ -46,8 +46,7 @@ size_t arena_capacity(const Module& module) {
   size_t body_bytes = 0;
   for (const Function& f : module.functions) body_bytes += f.body.size();
   const size_t slots_and_stubs = module.functions.size() * (kSlotSize + kStubRoom);
-  const size_t max_capacity = std::min<size_t>(size_t(1) << 30, MacroAssembler::kNearReach - 4096);
-  return std::min(max_capacity, (size_t(1) << 20) + slots_and_stubs + body_bytes * 32);
+  return CodeArena::capacity_for(body_bytes, slots_and_stubs, MacroAssembler::kNearReach);
 }
 }  // namespace
 
@@ -56,7 +55,6 @@ void JitExecutor::prepare_lazily(runtime::Instance& instance, runtime::MemoryIns
   // The arena comes with the first compiled function: an instance whose
   // code never runs costs no mapping.
   InstanceCode& code = code_[&instance];
-  code.lazy = true;
   code.memory = memory;
   code.ranges.assign(module.functions.size(), {0, 0});
   if (memory->guarded && guard::available()) code.guard_slot = guard::reserve_slot();
@@ -77,7 +75,7 @@ void JitExecutor::fall_back(runtime::FuncInstance* f, const std::string& reason)
   InstanceCode& code = code_.at(f->instance);
   if (code.arena) {
     asmjit::CodeHolder holder;
-    holder.init(code_memory_.environment());
+    holder.init(environment_);
     MacroAssembler masm(holder);
     emit_interpreter_stub(masm, f);
     const int64_t at = code.arena->place(holder, 16, /*stub=*/true);
@@ -99,7 +97,7 @@ bool JitExecutor::make_arena(runtime::Instance& instance, InstanceCode& code) {
   code.slot_calls.assign(count, {});
   code.base = const_cast<uint8_t*>(code.arena->base());
   asmjit::CodeHolder holder;
-  holder.init(code_memory_.environment());
+  holder.init(environment_);
   MacroAssembler masm(holder);
   using R = Registers;
   const Label stub = masm.new_label();
@@ -158,10 +156,10 @@ void write_branch(CodeArena& arena, const asmjit::Environment& environment, size
 
 void JitExecutor::point_slot(InstanceCode& code, uint32_t defined, const uint8_t* entry) {
   code.register_entries[defined] = entry;
-  write_branch(*code.arena, code_memory_.environment(), size_t(defined) * kSlotSize, entry, /*call=*/false);
+  write_branch(*code.arena, environment_, size_t(defined) * kSlotSize, entry, /*call=*/false);
   // A call rewritten in place keeps its length: a return address into the
   // code after it stays good.
-  for (uint32_t site : code.slot_calls[defined]) write_branch(*code.arena, code_memory_.environment(), site, entry, true);
+  for (uint32_t site : code.slot_calls[defined]) write_branch(*code.arena, environment_, site, entry, true);
   code.slot_calls[defined] = {};
 }
 
@@ -198,7 +196,7 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
     std::optional<FunctionCompiler> compiler;
   };
   auto c = std::make_unique<Compilation>();
-  c->holder.init(code_memory_.environment());
+  c->holder.init(environment_);
   MacroAssembler& masm = c->masm.emplace(c->holder);
   const size_t planned = code.arena->next(kFunctionAlignment);
   masm.set_code_address(reinterpret_cast<uintptr_t>(code.arena->base() + planned));
@@ -276,9 +274,9 @@ bool JitExecutor::copy_function_code(runtime::FuncInstance* f, InstanceCode& cod
   // callee's entry here, or to its slot until it is compiled.
   for (auto [callee, offset] : from.direct_calls) {
     if (const uint8_t* entry = code.register_entries[callee]) {
-      write_branch(*code.arena, code_memory_.environment(), size_t(at) + offset, entry, true);
+      write_branch(*code.arena, environment_, size_t(at) + offset, entry, true);
     } else {
-      write_branch(*code.arena, code_memory_.environment(), size_t(at) + offset,
+      write_branch(*code.arena, environment_, size_t(at) + offset,
                    code.arena->base() + size_t(callee) * kSlotSize, true);
       code.slot_calls[callee].push_back(uint32_t(at) + offset);
     }
