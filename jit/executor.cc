@@ -112,7 +112,8 @@ const EntryStubs& entry_stubs() {
     masm.return_to_caller();
     // Without them no code can be entered: every function stays interpreted.
     if (!masm.error().empty()) return made;
-    CodeArena* arena = CodeArena::create_sealed(holder).release();  // never freed (above)
+    // Never freed (above); held here, so that leak checkers see it held.
+    static CodeArena* const arena = CodeArena::create_sealed(holder).release();
     if (!arena) return made;
     const uint8_t* base = arena->base();
     made.host_entry = const_cast<uint8_t*>(base + entry);
