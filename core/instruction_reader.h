@@ -144,6 +144,17 @@ class InstructionReader {
   // the reader's own position is left unspecified (the out-of-line paths use
   // it). cursor() and set_cursor() hand the position over between the two.
   [[gnu::always_inline]] inline bool next(const uint8_t*& cursor, Instruction& out);
+  // next() for a single-byte opcode whose immediates the caller knows to be
+  // of kind K (kSingleByteImmediateKind of its byte), at a cursor before the
+  // end: the same result, without next()'s dispatch on the kind (a loop that
+  // dispatches on the opcode anyway takes one indirect jump instead of two).
+  template <ImmKind K>
+  [[gnu::always_inline]] bool next_single(const uint8_t*& cursor, Instruction& out) {
+    out.offset = uint32_t(cursor - begin_);
+    out.op = Opcode(kOpcodeByteMap.single[*cursor]);
+    ++cursor;
+    return single_immediates<K>(cursor, out);
+  }
   const uint8_t* cursor() const { return p_; }
   void set_cursor(const uint8_t* cursor) { p_ = cursor; }
   bool at_end(const uint8_t* cursor) const { return cursor >= end_; }
@@ -222,6 +233,9 @@ class InstructionReader {
   bool prefixed_instruction(Instruction& out);         // 0xFA / 0xFC / 0xFD opcodes, with their immediates
   bool immediates(ImmKind kind, Instruction& out);     // every kind, any length
 
+  // The immediates of kind K after a single-byte opcode (cursor just past it).
+  template <ImmKind K>
+  [[gnu::always_inline]] inline bool single_immediates(const uint8_t*& cursor, Instruction& out);
   bool fail_at(const uint8_t* at, const char* message);
   bool fail_eof() { return fail_at(end_, eof_message_); }
 
@@ -318,6 +332,63 @@ inline constexpr auto kSingleByteImmediateKind = [] {
   return kinds;
 }();
 
+template <ImmKind K>
+inline bool InstructionReader::single_immediates(const uint8_t*& cursor, Instruction& out) {
+  const uint8_t* const p = cursor;
+  // The common immediates inline; everything else out of line.
+  if constexpr (K == ImmKind::None) {
+    return true;
+  } else if constexpr (K == ImmKind::LabelIdx || K == ImmKind::FuncIdx || K == ImmKind::LocalIdx ||
+                       K == ImmKind::GlobalIdx || K == ImmKind::TableIdx || K == ImmKind::DataIdx ||
+                       K == ImmKind::ElemIdx || K == ImmKind::TagIdx || K == ImmKind::TypeIdx) {
+    return leb32<false>(cursor, out.index);
+  } else if constexpr (K == ImmKind::I32) {
+    uint32_t v;
+    if (!leb32<true>(cursor, v)) return false;
+    out.bits = v;  // the i32's bit pattern, zero-extended
+    return true;
+  } else if constexpr (K == ImmKind::Memarg) {
+    return memarg(cursor, out);
+  } else if constexpr (K == ImmKind::I64) {
+    int64_t v;
+    if (leb64_fast(cursor, v)) {
+      out.bits = uint64_t(v);
+      return true;
+    }
+    // longer or broken: the exact rules, out of line (below)
+  } else if constexpr (K == ImmKind::F32) {
+    if (end_ - p >= 4) {  // (else the out-of-line path reports it)
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      out.bits = v;  // the bit pattern, zero-extended
+      cursor = p + 4;
+      return true;
+    }
+  } else if constexpr (K == ImmKind::F64) {
+    if (end_ - p >= 8) {
+      std::memcpy(&out.bits, p, 8);
+      cursor = p + 8;
+      return true;
+    }
+  } else if constexpr (K == ImmKind::BlockType) {
+    if (p < end_ && *p == 0x40) {  // the common empty block type
+      out.block.kind = BlockType::Empty;
+      cursor = p + 1;
+      return true;
+    }
+    if (p < end_ && *p >= 0x7C && *p <= 0x7F) {  // i32 (0x7F) i64 f32 f64 (0x7C): ValType kinds 0..3
+      out.block.kind = BlockType::Value;
+      out.block.value = ValType{ValType::Kind(0x7F - *p), true, 0};
+      cursor = p + 1;
+      return true;
+    }
+  }
+  p_ = p;
+  const bool ok = immediates(K, out);
+  cursor = p_;
+  return ok;
+}
+
 inline bool InstructionReader::next(const uint8_t*& cursor, Instruction& out) {
   const uint8_t* const at = cursor;
   if (at >= end_) [[unlikely]] return fail_eof();
@@ -332,59 +403,25 @@ inline bool InstructionReader::next(const uint8_t*& cursor, Instruction& out) {
     return ok;
   }
   out.op = Opcode(single);
-  const uint8_t* const p = cursor = at + 1;
-  // The common immediates inline; everything else out of line.
+  cursor = at + 1;
   switch (kind) {
-    case ImmKind::None: return true;
+    case ImmKind::None: return single_immediates<ImmKind::None>(cursor, out);
     case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx: case ImmKind::GlobalIdx:
     case ImmKind::TableIdx: case ImmKind::DataIdx: case ImmKind::ElemIdx: case ImmKind::TagIdx: case ImmKind::TypeIdx:
-      return leb32<false>(cursor, out.index);
-    case ImmKind::I32: {
-      uint32_t v;
-      if (!leb32<true>(cursor, v)) return false;
-      out.bits = v;  // the i32's bit pattern, zero-extended
-      return true;
+      return single_immediates<ImmKind::LabelIdx>(cursor, out);  // (the same u32 for every index kind)
+    case ImmKind::I32: return single_immediates<ImmKind::I32>(cursor, out);
+    case ImmKind::Memarg: return single_immediates<ImmKind::Memarg>(cursor, out);
+    case ImmKind::I64: return single_immediates<ImmKind::I64>(cursor, out);
+    case ImmKind::F32: return single_immediates<ImmKind::F32>(cursor, out);
+    case ImmKind::F64: return single_immediates<ImmKind::F64>(cursor, out);
+    case ImmKind::BlockType: return single_immediates<ImmKind::BlockType>(cursor, out);
+    default: {
+      p_ = cursor;
+      const bool ok = immediates(kind, out);
+      cursor = p_;
+      return ok;
     }
-    case ImmKind::Memarg: return memarg(cursor, out);
-    case ImmKind::I64: {
-      int64_t v;
-      if (!leb64_fast(cursor, v)) break;  // longer or broken: the exact rules, out of line
-      out.bits = uint64_t(v);
-      return true;
-    }
-    case ImmKind::F32:
-      if (end_ - p < 4) break;  // (the out-of-line path reports it)
-    {
-      uint32_t v;
-      std::memcpy(&v, p, 4);
-      out.bits = v;  // the bit pattern, zero-extended
-      cursor = p + 4;
-      return true;
-    }
-    case ImmKind::F64:
-      if (end_ - p < 8) break;
-      std::memcpy(&out.bits, p, 8);
-      cursor = p + 8;
-      return true;
-    case ImmKind::BlockType:
-      if (p < end_ && *p == 0x40) {  // the common empty block type
-        out.block.kind = BlockType::Empty;
-        cursor = p + 1;
-        return true;
-      }
-      if (p < end_ && *p >= 0x7C && *p <= 0x7F) {  // i32 (0x7F) i64 f32 f64 (0x7C): ValType kinds 0..3
-        out.block.kind = BlockType::Value;
-        out.block.value = ValType{ValType::Kind(0x7F - *p), true, 0};
-        cursor = p + 1;
-        return true;
-      }
-      break;
-    default: break;
   }
-  p_ = p;
-  const bool ok = immediates(kind, out);
-  cursor = p_;
-  return ok;
 }
 
 }  // namespace weft

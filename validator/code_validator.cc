@@ -173,6 +173,43 @@ static_assert(std::none_of(std::begin(kRows), std::begin(kRows) + size_t(kFirstF
                            [](const Row& row) { return row.feature != 0; }),
               "an opcode of an optional feature amid the Wasm 2.0 ones: the loop would not check its option");
 
+// The single-byte Wasm 2.0 opcodes with a fast path, by the pair of their
+// rule and immediate kind: the loop reads such an instruction with
+// InstructionReader::next_single for that kind and goes on to the rule's
+// fast path — one dispatch, on the opcode byte, where the reader's dispatch
+// on the immediate kind and the loop's on the rule were two indirect jumps
+// that Binaryen's random code mispredicts alike. Other: the reader's next().
+#define WEFT_FUSED_KINDS(X)                                                                                   \
+  X(PlainNone, Plain, None) X(PlainI32, Plain, I32) X(PlainI64, Plain, I64) X(PlainF32, Plain, F32)              \
+  X(PlainF64, Plain, F64) X(Memarg, Memarg, Memarg) X(LocalGet, LocalGet, LocalIdx) X(LocalSet, LocalSet, LocalIdx) \
+  X(LocalTee, LocalTee, LocalIdx) X(GlobalGet, GlobalGet, GlobalIdx) X(GlobalSet, GlobalSet, GlobalIdx)          \
+  X(Drop, Drop, None) X(Block, Block, BlockType) X(Loop, Loop, BlockType) X(If, If, BlockType) X(Else, Else, None) \
+  X(End, End, None) X(Br, Br, LabelIdx) X(BrIf, BrIf, LabelIdx) X(Return, Return, None)                        \
+  X(Unreachable, Unreachable, None) X(Call, Call, FuncIdx)
+
+enum class Fused : uint8_t {
+  Other,
+#define WEFT_FUSED_ENUM(name, rule, kind) name,
+  WEFT_FUSED_KINDS(WEFT_FUSED_ENUM)
+#undef WEFT_FUSED_ENUM
+};
+
+constexpr auto kFusedByByte = [] {
+  std::array<Fused, 256> out{};
+  for (size_t byte = 0; byte < 256; ++byte) {
+    out[byte] = Fused::Other;
+    const int16_t op = kOpcodeByteMap.single[byte];
+    if (op < 0 || kRows[size_t(op)].feature != 0) continue;
+    const Rule rule = kRows[size_t(op)].rule;
+    const ImmKind kind = kSingleByteImmediateKind[byte];
+#define WEFT_FUSED_MATCH(name, r, k) \
+  if (rule == Rule::r && kind == ImmKind::k) out[byte] = Fused::name;
+    WEFT_FUSED_KINDS(WEFT_FUSED_MATCH)
+#undef WEFT_FUSED_MATCH
+  }
+  return out;
+}();
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -443,7 +480,25 @@ bool CodeValidator::run() {
       instr_offset_ = reader.offset_of(cursor);
       return malformed("unexpected end of function body (missing end)");
     }
-    if (!reader.next(cursor, insn_)) {
+    // The rule is a constant in every fused case: the compiler jumps from
+    // each straight to the rule's case below.
+    Rule rule;
+    bool read;
+    switch (kFusedByByte[*cursor]) {
+#define WEFT_FUSED_CASE(name, r, k)                              \
+  case Fused::name:                                              \
+    read = reader.next_single<ImmKind::k>(cursor, insn_);        \
+    rule = Rule::r;                                              \
+    break;
+      WEFT_FUSED_KINDS(WEFT_FUSED_CASE)
+#undef WEFT_FUSED_CASE
+      case Fused::Other:
+      default:
+        read = reader.next(cursor, insn_);
+        rule = read ? kRows[size_t(insn_.op)].rule : Rule::Special;
+        break;
+    }
+    if (!read) {
       instr_offset_ = insn_.offset;  // set by every failure of next() but at the end, excluded above
       return truncated();
     }
@@ -456,7 +511,7 @@ bool CodeValidator::run() {
 
     // Fast paths: each either completes the instruction (continue; none can
     // reach a limit) or leaves every state untouched for the general path.
-    switch (row.rule) {
+    switch (rule) {
       case Rule::Memarg:
         // (an offset beyond 32 bits is one only a 64-bit memory may have)
         if (memarg_fast_key() + memarg_fast_bias_ > row.max_align || (insn_.mem_offset >> 32) != 0) break;

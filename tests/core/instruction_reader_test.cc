@@ -342,5 +342,88 @@ TEST(InstructionReader, CursorReadsAsNextDoes) {
   EXPECT_STREQ(r.error(), read_one({0x41, 0x80}).error);
 }
 
+
+// next_single<K> (the validator's fused loop) reads what next() reads: every
+// single-byte opcode whose kind it inlines, with short, long (out-of-line)
+// and cut-off immediates — same fields, position, success and error.
+template <ImmKind K>
+bool next_single_as(InstructionReader& r, const uint8_t*& cursor, Instruction& out) {
+  return r.next_single<K>(cursor, out);
+}
+bool next_single_for(ImmKind kind, InstructionReader& r, const uint8_t*& cursor, Instruction& out) {
+  switch (kind) {
+    case ImmKind::None: return next_single_as<ImmKind::None>(r, cursor, out);
+    case ImmKind::LabelIdx: return next_single_as<ImmKind::LabelIdx>(r, cursor, out);
+    case ImmKind::FuncIdx: return next_single_as<ImmKind::FuncIdx>(r, cursor, out);
+    case ImmKind::LocalIdx: return next_single_as<ImmKind::LocalIdx>(r, cursor, out);
+    case ImmKind::GlobalIdx: return next_single_as<ImmKind::GlobalIdx>(r, cursor, out);
+    case ImmKind::TableIdx: return next_single_as<ImmKind::TableIdx>(r, cursor, out);
+    case ImmKind::TagIdx: return next_single_as<ImmKind::TagIdx>(r, cursor, out);
+    case ImmKind::TypeIdx: return next_single_as<ImmKind::TypeIdx>(r, cursor, out);
+    case ImmKind::I32: return next_single_as<ImmKind::I32>(r, cursor, out);
+    case ImmKind::I64: return next_single_as<ImmKind::I64>(r, cursor, out);
+    case ImmKind::F32: return next_single_as<ImmKind::F32>(r, cursor, out);
+    case ImmKind::F64: return next_single_as<ImmKind::F64>(r, cursor, out);
+    case ImmKind::Memarg: return next_single_as<ImmKind::Memarg>(r, cursor, out);
+    case ImmKind::BlockType: return next_single_as<ImmKind::BlockType>(r, cursor, out);
+    default: ADD_FAILURE() << "no next_single case for this kind"; return false;
+  }
+}
+
+TEST(InstructionReader, NextSingleReadsAsNextDoes) {
+  // Immediates per kind: short forms, forms the inline code leaves out of
+  // line (long LEBs, a type-index block type), and a cut-off one.
+  const std::vector<std::vector<uint8_t>> immediates = {
+      {}, {0x05}, {0xE5, 0x8E, 0x26}, {0x80, 0x80, 0x80, 0x80, 0x10}, {0x7F}, {0x40}, {0x7C}, {0x00},
+      {0x02, 0x10}, {0x42, 0x00, 0x10}, {0x02, 0x80, 0x80, 0x80, 0x80, 0x01},
+      {0x00, 0x00, 0x80, 0x3F}, {0, 0, 0, 0, 0, 0, 0xF0, 0x3F}, {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F},
+      {0x80}, {0x00, 0x00}};
+  int compared = 0;
+  for (int byte = 0; byte < 256; ++byte) {
+    const int16_t op = kOpcodeByteMap.single[byte];
+    if (op < 0) continue;
+    const ImmKind kind = kSingleByteImmediateKind[size_t(byte)];
+    switch (kind) {
+      case ImmKind::None: case ImmKind::LabelIdx: case ImmKind::FuncIdx: case ImmKind::LocalIdx:
+      case ImmKind::GlobalIdx: case ImmKind::TableIdx: case ImmKind::TagIdx: case ImmKind::TypeIdx:
+      case ImmKind::I32: case ImmKind::I64: case ImmKind::F32: case ImmKind::F64: case ImmKind::Memarg:
+      case ImmKind::BlockType: break;
+      default: continue;
+    }
+    for (const std::vector<uint8_t>& imm : immediates) {
+      std::vector<uint8_t> code = {0x01, uint8_t(byte)};  // a nop first: offsets are not 0
+      code.insert(code.end(), imm.begin(), imm.end());
+      InstructionReader by_next(code), by_single(code);
+      const uint8_t* a_at = by_next.cursor();
+      const uint8_t* b_at = by_single.cursor();
+      Instruction a, b;
+      ASSERT_TRUE(by_next.next(a_at, a));
+      ASSERT_TRUE(by_single.next(b_at, b));
+      const bool a_ok = by_next.next(a_at, a);
+      const bool b_ok = next_single_for(kind, by_single, b_at, b);
+      SCOPED_TRACE("opcode byte " + std::to_string(byte) + ", " + std::to_string(imm.size()) + " immediate bytes");
+      ASSERT_EQ(a_ok, b_ok);
+      EXPECT_EQ(a.offset, b.offset);
+      if (!a_ok) {
+        EXPECT_STREQ(by_next.error(), by_single.error());
+        EXPECT_EQ(by_next.error_offset(), by_single.error_offset());
+        continue;
+      }
+      EXPECT_EQ(a.op, b.op);
+      EXPECT_EQ(by_next.offset_of(a_at), by_single.offset_of(b_at));
+      EXPECT_EQ(a.index, b.index);
+      EXPECT_EQ(a.bits, b.bits);
+      EXPECT_EQ(a.align, b.align);
+      EXPECT_EQ(a.memory, b.memory);
+      EXPECT_EQ(a.mem_offset, b.mem_offset);
+      EXPECT_EQ(a.block.kind, b.block.kind);
+      EXPECT_EQ(a.block.value, b.block.value);
+      EXPECT_EQ(a.block.type_index, b.block.type_index);
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 500);  // (~140 opcodes × the immediates that read)
+}
+
 }  // namespace
 }  // namespace weft
