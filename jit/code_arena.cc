@@ -76,8 +76,9 @@ std::unique_ptr<CodeArena> CodeArena::create_sealable(size_t capacity) {
   void* memory = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (memory == MAP_FAILED) return nullptr;
 #ifdef MADV_HUGEPAGE
-  // A fault then backs 2 MiB at once (ttf-12m's ~7 MB of code: a handful of
-  // faults instead of ~1,800), and the running code takes fewer iTLB misses.
+  // A fault then backs 2 MiB at once instead of 4 KiB (a large module's
+  // eager code: a few faults instead of thousands; docs/performance.md,
+  // "Eager code straight into its executable memory").
   madvise(memory, capacity, MADV_HUGEPAGE);  // failing (no THP): 4 KiB pages
 #endif
   std::unique_ptr<CodeArena> arena(
