@@ -162,6 +162,10 @@ class InstructionReader {
 
   // The opcode of the next instruction, without moving (nullopt at the end or
   // on bytes that are not one): for fusing an instruction with the next.
+  // The next instruction's opcode if it is a single-byte one, else -1 (a
+  // prefixed opcode, an unknown byte, the end): a look that cannot fail, for
+  // callers that only care about single-byte opcodes.
+  int16_t peek_single() const { return p_ < end_ ? kOpcodeByteMap.single[*p_] : int16_t(-1); }
   std::optional<Opcode> peek_opcode() {
     const uint8_t* const saved = p_;
     Opcode op;

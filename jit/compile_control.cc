@@ -419,8 +419,10 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
       masm_.move_if(Cond::GtU, index, kScratch);
       // An entry jumps straight to its target, unless the branch has to move
       // its values first: then to a stub that moves them and jumps on.
-      std::vector<Label> entries;
-      std::vector<bool> stub;
+      std::vector<Label>& entries = table_entries_;  // (kept with their capacity: no allocation)
+      std::vector<uint8_t>& stub = table_stubs_;
+      entries.clear();
+      stub.clear();
       for (size_t i = 0; i < imm.br_targets.size(); ++i) {
         const ControlFrame& target = control_[control_.size() - 1 - imm.br_targets[i]];
         stub.push_back(branch_needs_moves(target));
@@ -514,8 +516,8 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
     case Opcode::I64GeU: c = Compare{Cond::GeU, true, false}; break;
     default: return {};
   }
-  const std::optional<Opcode> next = reader_.peek_opcode();
-  if (next != Opcode::BrIf && next != Opcode::If) return {};
+  const int16_t next = reader_.peek_single();
+  if (next != int16_t(Opcode::BrIf) && next != int16_t(Opcode::If)) return {};
   handled = true;
 
   // Operands into registers, the rest of the stack to its slots (as br_if and
@@ -596,8 +598,8 @@ Result<void> FunctionCompiler::compile_fused_float_compare(Opcode op, bool& hand
     case Opcode::F64Ge: cond = FloatCond::Ge; f64 = true; break;
     default: return {};
   }
-  const std::optional<Opcode> next = reader_.peek_opcode();
-  if (next != Opcode::BrIf && next != Opcode::If) return {};
+  const int16_t next = reader_.peek_single();
+  if (next != int16_t(Opcode::BrIf) && next != int16_t(Opcode::If)) return {};
   handled = true;
   // Operands into float registers (a value computed in one stays there), the
   // rest of the stack to its slots, then the compare and the jump.

@@ -20,8 +20,8 @@ bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
   // must be a lazily read local, and some local must be pinned.
   const uint32_t top = height() - 1;
   if (num_pins_ == 0 || (stack_[top - 1].loc != Loc::Local && stack_[top].loc != Loc::Local)) return false;
-  const std::optional<Opcode> next = reader_.peek_opcode();
-  if (next != Opcode::LocalSet && next != Opcode::LocalTee) return false;
+  const int16_t next = reader_.peek_single();
+  if (next != int16_t(Opcode::LocalSet) && next != int16_t(Opcode::LocalTee)) return false;
   const uint8_t* const at = reader_.cursor();
   Instruction set;
   bool fp = false;

@@ -84,8 +84,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       forget_local_mirrors(local);  // its old value is gone from now on
       if (v.loc == Loc::Float) {  // a float result goes to the local as it is
         masm_.fp_store(Registers::kFrame, slot_disp(local), v.reg);
-        fp_mirror_[v.reg] = int32_t(local);
-        mirrors_recorded_ = true;
+        record_fp_mirror(v.reg, local);
         if (op == Opcode::LocalSet) pop_discard();
         return {};
       }
@@ -96,8 +95,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       }
       Reg r = pop_to_reg();
       masm_.store64(Registers::kFrame, slot_disp(local), r);
-      gpr_mirror_[r] = int32_t(local);
-      mirrors_recorded_ = true;
+      record_gpr_mirror(r, local);
       if (op == Opcode::LocalTee)
         push_reg(r);
       else
@@ -168,8 +166,7 @@ void FunctionCompiler::set_v128_local(uint32_t local, bool tee) {
   masm_.vec_store(Registers::kFrame, slot_disp(local), x);
   forget_local_mirrors(local);
   forget_local_mirrors(local + 1);
-  fp_mirror_[x] = int32_t(local);  // the register mirrors the whole local (pop_vec)
-  mirrors_recorded_ = true;
+  record_fp_mirror(x, local);  // the register mirrors the whole local (pop_vec)
   if (tee)
     push_vec(x);
   else

@@ -30,6 +30,8 @@ struct CompilerScratch {
   std::vector<ControlFrame> control;
   std::vector<std::pair<runtime::TrapKind, MacroAssembler::Label>> trap_labels;
   std::vector<int16_t> arg_targets;
+  std::vector<Label> table_entries;
+  std::vector<uint8_t> table_stubs;
 };
 thread_local CompilerScratch compiler_scratch;
 }  // namespace
@@ -40,6 +42,8 @@ FunctionCompiler::~FunctionCompiler() {
   scratch.control.swap(control_);
   scratch.trap_labels.swap(trap_labels_);
   scratch.arg_targets.swap(arg_targets_);
+  scratch.table_entries.swap(table_entries_);
+  scratch.table_stubs.swap(table_stubs_);
 }
 
 FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t defined_index,
@@ -62,6 +66,8 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
   control_.swap(scratch.control);
   trap_labels_.swap(scratch.trap_labels);
   arg_targets_.swap(scratch.arg_targets);
+  table_entries_.swap(scratch.table_entries);
+  table_stubs_.swap(scratch.table_stubs);
   stack_.clear();
   control_.clear();
   trap_labels_.clear();
@@ -137,29 +143,32 @@ void FunctionCompiler::reset_mirrors() {
   mirrors_recorded_ = false;
   std::fill(std::begin(gpr_mirror_), std::end(gpr_mirror_), -1);
   std::fill(std::begin(fp_mirror_), std::end(fp_mirror_), -1);
-  for (uint32_t i = 0; i < num_pins_; ++i) (pins_[i].fp ? fp_mirror_ : gpr_mirror_)[pins_[i].reg] = int32_t(pins_[i].local);
+  gpr_mirrored_ = fp_mirrored_ = 0;
+  for (uint32_t i = 0; i < num_pins_; ++i) {
+    (pins_[i].fp ? fp_mirror_ : gpr_mirror_)[pins_[i].reg] = int32_t(pins_[i].local);
+    (pins_[i].fp ? fp_mirrored_ : gpr_mirrored_) |= 1u << pins_[i].reg;
+  }
 }
 
 void FunctionCompiler::forget_local_mirrors(uint32_t local) {
-  for (int32_t& m : gpr_mirror_)
-    if (m == int32_t(local)) m = -1;
-  for (int32_t& m : fp_mirror_)
-    if (m == int32_t(local)) m = -1;
+  for (uint32_t m = gpr_mirrored_; m; m &= m - 1)
+    if (int32_t& mirror = gpr_mirror_[__builtin_ctz(m)]; mirror == int32_t(local)) mirror = -1;
+  for (uint32_t m = fp_mirrored_; m; m &= m - 1)
+    if (int32_t& mirror = fp_mirror_[__builtin_ctz(m)]; mirror == int32_t(local)) mirror = -1;
 }
 
 int FunctionCompiler::mirror_of_local(const int32_t (&mirrors)[32], uint32_t local) const {
-  for (int r = 0; r < 32; ++r)
-    if (mirrors[r] == int32_t(local)) return r;
+  for (uint32_t m = &mirrors == &gpr_mirror_ ? gpr_mirrored_ : fp_mirrored_; m; m &= m - 1)
+    if (mirrors[__builtin_ctz(m)] == int32_t(local)) return __builtin_ctz(m);  // the lowest, as before
   return -1;
 }
 
-Reg FunctionCompiler::result_register_hint() {
-  const std::optional<Opcode> next = reader_.peek_opcode();
-  if (!next) return kNoReg;
+// The hint for a next instruction that is a return, an end or a call.
+Reg FunctionCompiler::result_register_hint(Opcode next) {
   const bool one_int_result = type_.results.size() == 1 && !float_result() && !type_.results[0].is_vec();
-  if (*next == Opcode::Return || (*next == Opcode::End && control_.size() == 1))
+  if (next == Opcode::Return || (next == Opcode::End && control_.size() == 1))
     return one_int_result ? Registers::kResult : kNoReg;
-  if (*next != Opcode::Call) return kNoReg;
+  if (next != Opcode::Call) return kNoReg;
   const uint8_t* const at = reader_.cursor();
   Instruction call;
   const bool read = reader_.next(call);
@@ -173,20 +182,6 @@ Reg FunctionCompiler::result_register_hint() {
     if (i == last - 1 && !fp) hint = r;
   });
   return hint;
-}
-
-Reg FunctionCompiler::alloc_result_reg() {
-  prefer_ = result_register_hint();
-  const Reg r = alloc_reg();
-  prefer_ = kNoReg;
-  return r;
-}
-
-Reg FunctionCompiler::pop_to_result_reg() {
-  prefer_ = result_register_hint();
-  const Reg r = pop_to_reg();
-  prefer_ = kNoReg;
-  return r;
 }
 
 Error FunctionCompiler::unsupported(const std::string& what) const {
@@ -303,8 +298,7 @@ void FunctionCompiler::evict(Reg r) {
 }
 
 void FunctionCompiler::evict_all(uint32_t mask) {
-  for (Reg r = 0; r < 32; ++r)
-    if (mask & reg_bit(r)) evict(r);
+  for (; mask; mask &= mask - 1) evict(Reg(__builtin_ctz(mask)));  // each register in `mask`, lowest first
 }
 
 void FunctionCompiler::spill(uint32_t position) {
@@ -597,8 +591,10 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   // they pay for the look at the next instruction).
   static_assert(uint16_t(Opcode::F64Ge) - uint16_t(Opcode::I32Eqz) == 0x66 - 0x45);
   if (op >= Opcode::I32Eqz && op <= Opcode::F64Ge) {
-    WEFT_TRY(compile_fused_compare(op, handled));
-    if (handled) return {};
+    if (const int16_t next = reader_.peek_single(); next == int16_t(Opcode::BrIf) || next == int16_t(Opcode::If)) {
+      WEFT_TRY(compile_fused_compare(op, handled));
+      if (handled) return {};
+    }
   }
   // Which family compiles an opcode depends on the opcode alone (a family
   // declines an opcode only in its switch's default case): it is remembered

@@ -213,11 +213,28 @@ class FunctionCompiler {
   // integer result, the parameter register when it is a direct call taking
   // the value as its last, integer, register argument; else kNoReg. A
   // preference only (alloc_reg), so that no move follows.
-  Reg result_register_hint();
+  // Inline: it runs for most integer operations, and the next instruction is
+  // seldom one of the three (each a single-byte opcode).
+  Reg result_register_hint() {
+    const int16_t next = reader_.peek_single();
+    if (next != int16_t(Opcode::Return) && next != int16_t(Opcode::End) && next != int16_t(Opcode::Call)) return kNoReg;
+    return result_register_hint(Opcode(next));
+  }
+  Reg result_register_hint(Opcode next);
   // alloc_reg and pop_to_reg for an operation's result: in the register
   // result_register_hint names, when it is free.
-  Reg alloc_result_reg();
-  Reg pop_to_result_reg();
+  Reg alloc_result_reg() {
+    prefer_ = result_register_hint();
+    const Reg r = alloc_reg();
+    prefer_ = kNoReg;
+    return r;
+  }
+  Reg pop_to_result_reg() {
+    prefer_ = result_register_hint();
+    const Reg r = pop_to_reg();
+    prefer_ = kNoReg;
+    return r;
+  }
   static constexpr Reg kNoReg = 0xFF;
   Reg prefer_ = kNoReg;  // set only inside the two above
   FReg alloc_fp();
@@ -566,6 +583,22 @@ class FunctionCompiler {
   uint32_t num_pins_ = 0;
   int32_t gpr_mirror_[32];  // per register: the local it mirrors, or -1
   int32_t fp_mirror_[32];
+  // The registers whose mirror may be a local (a bit may stay set after its
+  // mirror became -1): lookups scan only these, a handful, instead of all
+  // 32 entries — 80-330 instructions per lookup that misses, and C code
+  // looks up most local reads and writes. Set with every mirror recorded
+  // (record_gpr_mirror, record_fp_mirror), narrowed to the pins by reset_mirrors.
+  uint32_t gpr_mirrored_ = 0, fp_mirrored_ = 0;
+  void record_gpr_mirror(Reg r, uint32_t local) {
+    gpr_mirror_[r] = int32_t(local);
+    gpr_mirrored_ |= 1u << r;
+    mirrors_recorded_ = true;
+  }
+  void record_fp_mirror(FReg x, uint32_t local) {
+    fp_mirror_[x] = int32_t(local);
+    fp_mirrored_ |= 1u << x;
+    mirrors_recorded_ = true;
+  }
   // Whether a mirror beyond the pins was recorded since reset_mirrors (only
   // local.set/tee record them; nothing else clears a pin's): forget_mirrors,
   // before most instructions, has nothing to do otherwise.
@@ -583,6 +616,10 @@ class FunctionCompiler {
   uint32_t register_entry_ = 0;
   Label self_entry_;  // bound at register_entry_: the target of the function's calls of itself
   std::vector<int16_t> arg_targets_;  // call_direct's scratch: per argument, its register (or -1)
+  // br_table's scratch: per entry, where it jumps, and whether that is a stub
+  // that moves the branch's values first.
+  std::vector<Label> table_entries_;
+  std::vector<uint8_t> table_stubs_;
   Label memory_trap_;
   bool has_memory_trap_ = false;
 

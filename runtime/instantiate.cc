@@ -39,7 +39,14 @@ class TypeCanonicalizer {
     // position; such types only match themselves.
     if (memo_[index] == kInProgress) return TypeId(0x80000000u + index);
     memo_[index] = kInProgress;
-    FuncType t = module_.types[index];
+    const FuncType& type = module_.types[index];
+    auto typed_ref = [](ValType v) { return v.kind == ValType::TypedRef; };
+    if (std::none_of(type.params.begin(), type.params.end(), typed_ref) &&
+        std::none_of(type.results.begin(), type.results.end(), typed_ref)) {
+      memo_[index] = store_.intern_type(type);  // nothing to rewrite: no copy (most types)
+      return TypeId(memo_[index]);
+    }
+    FuncType t = type;
     for (ValType& v : t.params) v = value_type(v);
     for (ValType& v : t.results) v = value_type(v);
     memo_[index] = store_.intern_type(t);

@@ -62,7 +62,7 @@ TypeId Store::intern_type(const FuncType& type) {
   if (it != type_ids_.end()) return it->second;
   TypeId id = TypeId(types_.size());
   types_.push_back(std::make_unique<FuncType>(type));
-  type_ids_.emplace(*types_.back(), id);
+  type_ids_.emplace(types_.back().get(), id);
   return id;
 }
 

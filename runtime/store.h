@@ -114,12 +114,19 @@ class Store {
   ExecStack stack_;
   std::unique_ptr<Executor> executor_;
   std::shared_ptr<std::atomic<uint8_t>> interrupt_flag_ = std::make_shared<std::atomic<uint8_t>>(0);
-  // Hash and equality of interned types (store.cc).
+  // Hash and equality of interned types (store.cc). The map's keys point at
+  // the types_ entries, so a new type is copied once, not twice; lookups take
+  // a FuncType itself (heterogeneous lookup).
   struct FuncTypeKey {
+    using is_transparent = void;
     size_t operator()(const FuncType& t) const;
+    size_t operator()(const FuncType* t) const { return (*this)(*t); }
     bool operator()(const FuncType& a, const FuncType& b) const;
+    bool operator()(const FuncType* a, const FuncType* b) const { return (*this)(*a, *b); }
+    bool operator()(const FuncType& a, const FuncType* b) const { return (*this)(a, *b); }
+    bool operator()(const FuncType* a, const FuncType& b) const { return (*this)(*a, b); }
   };
-  std::unordered_map<FuncType, TypeId, FuncTypeKey, FuncTypeKey> type_ids_;
+  std::unordered_map<const FuncType*, TypeId, FuncTypeKey, FuncTypeKey> type_ids_;
   std::vector<std::unique_ptr<FuncType>> types_;
   std::vector<std::unique_ptr<FuncInstance>> functions_;
   std::vector<std::unique_ptr<MemoryInstance>> memories_;
