@@ -126,6 +126,16 @@ MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) {
   asm_.addEncodingOptions(asmjit::EncodingOptions::kOptimizedAlign);  // padding as one or two long NOPs
 }
 
+// The direct forms' entry: `p`, the buffer's end, when there is room for one
+// form (kMaxDirectBytes); else the buffer grows and the whole form is emitted
+// again, out of line (grow_then) — so that the usual path holds nothing across
+// a call and saves no registers (a third of a frame-slot load's instructions).
+// Whatever a form does before it must be free of effects.
+#define WEFT_ROOM_OR_GROW(form, ...)  \
+  uint8_t* p = asm_._bufferPtr;       \
+  if (!has_room(p)) [[unlikely]]      \
+  return grow_then<&MacroAssembler::form>(__VA_ARGS__)
+
 void MacroAssembler::bind(Label label) { bind_at(label, uint32_t(asm_.offset())); }
 
 void MacroAssembler::align_code(uint32_t alignment) {
@@ -211,8 +221,7 @@ void MacroAssembler::refer(Label target, uint32_t field, uint32_t base) {
 }
 
 void MacroAssembler::branch(int cc, Label target) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(branch, cc, target);
   const int64_t at = int64_t(asm_.offset());
   const uint32_t bound = label_offset_[target.id];
   if (bound != kUnbound) {
@@ -244,12 +253,12 @@ void MacroAssembler::branch(int cc, Label target) {
 
 void MacroAssembler::move(Reg dst, Reg src) {
   if (dst == src) return;
-  if (uint8_t* p = reserve()) commit(put_rr(p, true, 0x89, dst, src));
+  WEFT_ROOM_OR_GROW(move, dst, src);
+  commit(put_rr(p, true, 0x89, dst, src));
 }
 
 void MacroAssembler::move_imm(Reg dst, uint64_t value) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(move_imm, dst, value);
   if (value == 0) {
     p = put_rr(p, false, 0x31, dst, dst);  // xor r32, r32
   } else if (value <= 0xFFFFFFFFu) {
@@ -269,8 +278,7 @@ void MacroAssembler::move_imm(Reg dst, uint64_t value) {
 }
 
 uint32_t MacroAssembler::move_patchable(Reg dst, uint64_t value) {
-  uint8_t* p = reserve();
-  if (!p) return 0;
+  WEFT_ROOM_OR_GROW(move_patchable, dst, value);
   p = put_rex(p, true, 0, dst);  // movabs r64, imm64: the immediate is the last 8 bytes
   *p++ = uint8_t(0xB8 + (dst & 7));
   const uint32_t at = uint32_t(p - asm_._bufferData);
@@ -310,22 +318,28 @@ uint32_t MacroAssembler::store64_patchable32(Reg base, int32_t disp, uint32_t va
 void MacroAssembler::patch_constant32(uint8_t* code, uint32_t at, uint32_t value) { std::memcpy(code + at, &value, 4); }
 
 void MacroAssembler::load64(Reg dst, Reg base, int32_t disp) {
-  if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x8B, dst, base, disp));
+  WEFT_ROOM_OR_GROW(load64, dst, base, disp);
+  commit(put_rm(p, true, 0x8B, dst, base, disp));
 }
 void MacroAssembler::load32(Reg dst, Reg base, int32_t disp) {
-  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0x8B, dst, base, disp));
+  WEFT_ROOM_OR_GROW(load32, dst, base, disp);
+  commit(put_rm(p, false, 0x8B, dst, base, disp));
 }
 void MacroAssembler::store64(Reg base, int32_t disp, Reg src) {
-  if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x89, src, base, disp));
+  WEFT_ROOM_OR_GROW(store64, base, disp, src);
+  commit(put_rm(p, true, 0x89, src, base, disp));
 }
 void MacroAssembler::store32(Reg base, int32_t disp, Reg src) {
-  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0x89, src, base, disp));
+  WEFT_ROOM_OR_GROW(store32, base, disp, src);
+  commit(put_rm(p, false, 0x89, src, base, disp));
 }
 void MacroAssembler::store64_imm(Reg base, int32_t disp, int32_t value) {
-  if (uint8_t* p = reserve()) commit(put_imm32(put_rm(p, true, 0xC7, 0, base, disp), uint32_t(value)));
+  WEFT_ROOM_OR_GROW(store64_imm, base, disp, value);
+  commit(put_imm32(put_rm(p, true, 0xC7, 0, base, disp), uint32_t(value)));
 }
 void MacroAssembler::zero_extend32(Reg dst, Reg src) {
-  if (uint8_t* p = reserve()) commit(put_rr(p, false, 0x89, dst, src));
+  WEFT_ROOM_OR_GROW(zero_extend32, dst, src);
+  commit(put_rr(p, false, 0x89, dst, src));
 }
 
 void MacroAssembler::sign_extend(Reg dst, Reg src, int from_bits, bool wide) {
@@ -344,15 +358,15 @@ void MacroAssembler::zero_extend_narrow(Reg dst, Reg src, int from_bits) {
 }
 
 void MacroAssembler::address_of(Reg dst, Reg base, int32_t disp) {
-  if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x8D, dst, base, disp));
+  WEFT_ROOM_OR_GROW(address_of, dst, base, disp);
+  commit(put_rm(p, true, 0x8D, dst, base, disp));
 }
 void MacroAssembler::address_of_index(Reg dst, Reg base, Reg index, int32_t disp) {
   asm_.lea(q(dst), x86::ptr(q(base), q(index), 0, disp));
 }
 
 void MacroAssembler::load_mem(MemWidth width, Reg dst, Reg base, Reg index, int32_t disp) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(load_mem, width, dst, base, index, disp);
   // movzx r32 / movsx r64 / mov r32 / movsxd r64 / mov r64, [base + index + disp]
   const bool wide = width == MemWidth::S8 || width == MemWidth::S16 || width == MemWidth::S32 || width == MemWidth::U64;
   p = put_rex_sib(p, wide, dst, base, index);
@@ -368,8 +382,7 @@ void MacroAssembler::load_mem(MemWidth width, Reg dst, Reg base, Reg index, int3
 }
 
 void MacroAssembler::store_mem(MemWidth width, Reg base, Reg index, int32_t disp, Reg src) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(store_mem, width, base, index, disp, src);
   // mov [base + index + disp], r8 / r16 / r32 / r64
   switch (width) {
     case MemWidth::U8: case MemWidth::S8:
@@ -394,8 +407,7 @@ void MacroAssembler::store_mem(MemWidth width, Reg base, Reg index, int32_t disp
 }
 
 void MacroAssembler::int_op_mem(IntOp op, bool wide, Reg dst, Reg base, int32_t disp) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(int_op_mem, op, wide, dst, base, disp);
   switch (op) {  // op r, r/m (RM forms)
     case IntOp::Add: p = put_rm(p, wide, 0x03, dst, base, disp); break;
     case IntOp::Sub: p = put_rm(p, wide, 0x2B, dst, base, disp); break;
@@ -413,12 +425,12 @@ void MacroAssembler::int_op_mem(IntOp op, bool wide, Reg dst, Reg base, int32_t 
 }
 
 void MacroAssembler::compare_mem(bool wide, Reg a, Reg base, int32_t disp) {
-  if (uint8_t* p = reserve()) commit(put_rm(p, wide, 0x3B, a, base, disp));  // cmp r, r/m
+  WEFT_ROOM_OR_GROW(compare_mem, wide, a, base, disp);
+  commit(put_rm(p, wide, 0x3B, a, base, disp));  // cmp r, r/m
 }
 
 void MacroAssembler::int_op(IntOp op, bool wide, Reg dst, Reg src) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(int_op, op, wide, dst, src);
   switch (op) {
     case IntOp::Add: p = put_rr(p, wide, 0x01, dst, src); break;
     case IntOp::Sub: p = put_rr(p, wide, 0x29, dst, src); break;
@@ -481,8 +493,7 @@ uint8_t group2_digit(ShiftOp op) {
 }  // namespace
 
 void MacroAssembler::int_op_imm(IntOp op, bool wide, Reg dst, int32_t imm) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(int_op_imm, op, wide, dst, imm);
   if (op == IntOp::Mul) {
     // imul dst, dst, imm: 6B /r ib or 69 /r id
     const bool byte = imm == int32_t(int8_t(imm));
@@ -503,8 +514,7 @@ void MacroAssembler::shift(ShiftOp op, bool wide, Reg dst, Reg count) {
 }
 
 void MacroAssembler::shift_imm(ShiftOp op, bool wide, Reg dst, uint8_t count) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(shift_imm, op, wide, dst, count);
   if (count == 1) {
     p = put_rr(p, wide, 0xD1, dst, group2_digit(op));  // D1 /digit: by one
   } else {
@@ -602,19 +612,24 @@ inline uint8_t* put_from_xmm(uint8_t* p, Reg r, FReg x, bool f64) { return put_s
 void MacroAssembler::fp_move(FReg dst, FReg src) {
   if (dst == src) return;
   // movaps: the whole register, no merge with dst's old bits.
-  if (uint8_t* p = reserve()) commit(put_sse_rr(p, 0, false, 0x28, dst, src));
+  WEFT_ROOM_OR_GROW(fp_move, dst, src);
+  commit(put_sse_rr(p, 0, false, 0x28, dst, src));
 }
 void MacroAssembler::fp_from_gpr(FReg dst, Reg src) {
-  if (uint8_t* p = reserve()) commit(put_sse_rr(p, 0x66, true, 0x6E, dst, src));  // movq xmm, r64
+  WEFT_ROOM_OR_GROW(fp_from_gpr, dst, src);
+  commit(put_sse_rr(p, 0x66, true, 0x6E, dst, src));  // movq xmm, r64
 }
 void MacroAssembler::gpr_from_fp(Reg dst, FReg src) {
-  if (uint8_t* p = reserve()) commit(put_sse_rr(p, 0x66, true, 0x7E, src, dst));  // movq r64, xmm
+  WEFT_ROOM_OR_GROW(gpr_from_fp, dst, src);
+  commit(put_sse_rr(p, 0x66, true, 0x7E, src, dst));  // movq r64, xmm
 }
 void MacroAssembler::fp_load(FReg dst, Reg base, int32_t disp) {
-  if (uint8_t* p = reserve()) commit(put_sse_rm(p, 0xF3, false, 0x7E, dst, base, disp));  // movq xmm, m64
+  WEFT_ROOM_OR_GROW(fp_load, dst, base, disp);
+  commit(put_sse_rm(p, 0xF3, false, 0x7E, dst, base, disp));  // movq xmm, m64
 }
 void MacroAssembler::fp_store(Reg base, int32_t disp, FReg src) {
-  if (uint8_t* p = reserve()) commit(put_sse_rm(p, 0x66, false, 0xD6, src, base, disp));  // movq m64, xmm
+  WEFT_ROOM_OR_GROW(fp_store, base, disp, src);
+  commit(put_sse_rm(p, 0x66, false, 0xD6, src, base, disp));  // movq m64, xmm
 }
 
 // An f32 result keeps the upper bits of `dst` (ss forms write the low 32
@@ -798,23 +813,26 @@ void MacroAssembler::float_demote(Reg dst) {
 
 
 void MacroAssembler::compare(bool wide, Reg a, Reg b) {
-  if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0x39, a, b));
+  WEFT_ROOM_OR_GROW(compare, wide, a, b);
+  commit(put_rr(p, wide, 0x39, a, b));
 }
 void MacroAssembler::compare_imm(bool wide, Reg a, int32_t imm) {
-  if (uint8_t* p = reserve()) commit(put_group1_imm(p, wide, kGroup1Cmp, a, imm));
+  WEFT_ROOM_OR_GROW(compare_imm, wide, a, imm);
+  commit(put_group1_imm(p, wide, kGroup1Cmp, a, imm));
 }
 void MacroAssembler::compare_mem64(Reg a, Reg base, int32_t disp) {
-  if (uint8_t* p = reserve()) commit(put_rm(p, true, 0x3B, a, base, disp));
+  WEFT_ROOM_OR_GROW(compare_mem64, a, base, disp);
+  commit(put_rm(p, true, 0x3B, a, base, disp));
 }
 void MacroAssembler::test_bits(bool wide, Reg a, Reg b) {
-  if (uint8_t* p = reserve()) commit(put_rr(p, wide, 0x85, a, b));
+  WEFT_ROOM_OR_GROW(test_bits, wide, a, b);
+  commit(put_rr(p, wide, 0x85, a, b));
 }
 
 void MacroAssembler::set_cond(Cond cond, Reg dst) { set_flag(int(cond_code(cond)), dst); }
 
 void MacroAssembler::set_flag(int cc, Reg dst) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(set_flag, cc, dst);
   // setcc r8; movzx r32, r8 (a REX prefix selects spl/bpl/sil/dil over ah..bh)
   if (dst >= 4) *p++ = uint8_t(0x40 | (dst >> 3));
   *p++ = 0x0F;
@@ -829,7 +847,8 @@ void MacroAssembler::set_flag(int cc, Reg dst) {
 void MacroAssembler::set_zero(Reg dst, bool /*wide*/) { set_flag(int(CondCode::kZero), dst); }
 
 void MacroAssembler::move_if(Cond cond, Reg dst, Reg src) {
-  if (uint8_t* p = reserve()) {
+  WEFT_ROOM_OR_GROW(move_if, cond, dst, src);
+  {
     p = put_rex(p, true, dst, src);  // cmovcc r64, r64: REX.W 0F 40+cc /r
     *p++ = 0x0F;
     *p++ = uint8_t(0x40 | int(cond_code(cond)));
@@ -910,8 +929,7 @@ void MacroAssembler::call_absolute(const void* fn) {
 }
 void MacroAssembler::set_code_address(uint64_t address) { code_address_ = address; }
 void MacroAssembler::near_branch(uint8_t opcode, const void* target) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(near_branch, opcode, target);
   *p++ = opcode;  // call/jmp rel32
   if (shift_ == kShiftUndecided) unshifted_near_fields_.push_back(uint32_t(p - asm_._bufferData));
   const uint64_t next = code_address_ + function_shift() + uint64_t(p - asm_._bufferData) + 4;
@@ -921,8 +939,7 @@ void MacroAssembler::call_near(const void* target) { near_branch(0xE8, target); 
 void MacroAssembler::jump_near(const void* target) { near_branch(0xE9, target); }
 
 void MacroAssembler::call(Label target) {
-  uint8_t* p = reserve();
-  if (!p) return;
+  WEFT_ROOM_OR_GROW(call, target);
   *p++ = 0xE8;  // call rel32
   const uint32_t field = uint32_t(p - asm_._bufferData);
   const uint32_t bound = label_offset_[target.id];
@@ -938,7 +955,8 @@ void MacroAssembler::call(Label target) {
 }
 
 void MacroAssembler::call_indirect_mem(Reg base, int32_t disp) {
-  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0xFF, 2, base, disp));  // call [base + disp]: FF /2
+  WEFT_ROOM_OR_GROW(call_indirect_mem, base, disp);
+  commit(put_rm(p, false, 0xFF, 2, base, disp));  // call [base + disp]: FF /2
 }
 void MacroAssembler::jump_indirect_mem(Reg base, int32_t disp) {
   if (uint8_t* p = reserve()) commit(put_rm(p, false, 0xFF, 4, base, disp));  // jmp [base + disp]: FF /4
@@ -1021,7 +1039,8 @@ void MacroAssembler::load64_indexed(Reg dst, Reg base, Reg index) {
   asm_.mov(q(dst), x86::ptr(q(base), q(index), 3));
 }
 void MacroAssembler::add32_imm(Reg dst, Reg src, int32_t imm) {
-  if (uint8_t* p = reserve()) commit(put_rm(p, false, 0x8D, dst, src, imm));  // lea r32, [src + imm]
+  WEFT_ROOM_OR_GROW(add32_imm, dst, src, imm);
+  commit(put_rm(p, false, 0x8D, dst, src, imm));  // lea r32, [src + imm]
 }
 void MacroAssembler::count_down(Reg r, Label exhausted) {
   int_op_imm(IntOp::Sub, false, r, 1);  // sub, not dec: the borrow is the carry flag

@@ -136,11 +136,21 @@ class MacroAssembler {
     return grow();
   }
   uint8_t* grow();
+  // The slow path of a direct form without room: grows the buffer and emits
+  // the form again. Out of line and reached by a tail call, so that the fast
+  // path holds nothing across a call and saves no registers.
+  template <auto Emit, class... Args>
+  [[gnu::noinline, gnu::cold]] auto grow_then(Args... args) {
+    using Result = decltype((this->*Emit)(args...));
+    if (!grow()) return Result();  // (the error is recorded)
+    return (this->*Emit)(args...);
+  }
+  bool has_room(const uint8_t* p) const { return size_t(asm_._bufferEnd - p) >= kMaxDirectBytes; }
+  // The buffer only grows at its end (nothing here or in asmjit moves the
+  // position back), so the code's size is the new end's offset.
   void commit(uint8_t* end) {
     asm_._bufferPtr = end;
-    asmjit::CodeBuffer& buffer = asm_._section->_buffer;
-    const size_t size = size_t(end - asm_._bufferData);
-    if (size > buffer._size) buffer._size = size;
+    asm_._section->_buffer._size = size_t(end - asm_._bufferData);
   }
   // jmp (cc < 0) or jcc (x86 condition code 0..15) to `target`, encoded
   // directly: rel8/rel32 to a bound label as asmjit would, rel32 to an unbound
