@@ -31,7 +31,9 @@ bool limits_match(uint64_t actual_min, std::optional<uint64_t> actual_max, const
 class TypeCanonicalizer {
  public:
   TypeCanonicalizer(Store& store, const Module& module)
-      : store_(store), module_(module), memo_(module.types.size(), kUnknown) {}
+      : store_(store), module_(module), memo_(module.types.size(), kUnknown) {
+    store.reserve_types(module.types.size());  // no rehashing as the map grows (5 % of interning)
+  }
 
   TypeId type_id(uint32_t index) {
     if (memo_[index] >= 0) return TypeId(memo_[index]);

@@ -70,6 +70,11 @@ class Store {
   Executor& executor() { return *executor_; }
 
   TypeId intern_type(const FuncType& type);
+  // Room for `count` more types (a module's, before they are interned one by one).
+  void reserve_types(size_t count) {
+    types_.reserve(types_.size() + count);
+    type_ids_.reserve(type_ids_.size() + count);
+  }
   const FuncType& type_of(TypeId id) const { return *types_[id]; }
   // Whether `id` names an interned type (a type that refers to itself names
   // itself inside its own definition by a placeholder id that does not).

@@ -43,6 +43,10 @@ class MacroAssembler {
   // call_near/jump_near: b/bl, a 26-bit word offset.
   static constexpr uint64_t kNearReach = uint64_t(1) << 27;
 
+  void reserve_labels(size_t count) {  // (see x86-64's)
+    labels_.reserve(count);
+    state_.reserve(count);
+  }
   Label new_label() {
     labels_.push_back(asm_.newLabel());
     state_.push_back(0);

@@ -60,6 +60,13 @@ class MacroAssembler {
   }
   uint32_t function_shift() const { return shift_ == kShiftUndecided ? 0 : shift_; }
 
+  // Room for `count` labels in all: a whole module's code takes hundreds of
+  // thousands, and growing the lists by doubling copied them and freed large
+  // blocks (which made malloc consolidate its free lists) mid-compilation.
+  void reserve_labels(size_t count) {
+    label_offset_.reserve(count);
+    pending_.reserve(count);
+  }
   Label new_label() {
     label_offset_.push_back(kUnbound);
     pending_.push_back(kNoJump);
