@@ -286,7 +286,7 @@ JitExecutor::EagerCode JitExecutor::compile_eagerly(runtime::Instance& instance,
   // Relocations: about one per ten bytes of body in C programs and Binaryen's code.
   if (made) made->relocations.reserve(body_bytes / 8);
   MacroAssembler masm(holder);
-  // Labels: each function's entry and its eight own, plus those of its blocks
+  // Labels: each function's entry and its eight or nine own, plus those of its blocks
   // and traps — measured: 0.10 per byte of body on ttf-12m (351,063 labels),
   // 0.08 on C programs (746,741 on large20, 2,237,384 on the 22 MB start-up program).
   masm.reserve_labels(size_t(count) * 10 + body_bytes / 8);
