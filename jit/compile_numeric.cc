@@ -22,10 +22,14 @@ bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
   if (num_pins_ == 0 || (stack_[top - 1].loc != Loc::Local && stack_[top].loc != Loc::Local)) return false;
   const int16_t next = reader_.peek_single();
   if (next != int16_t(Opcode::LocalSet) && next != int16_t(Opcode::LocalTee)) return false;
-  const uint8_t* const at = reader_.cursor();
+  // The local.set/tee (peek_single above), read in place: the reader's
+  // position moves past it only if it is fused here.
+  const uint8_t* cursor = reader_.cursor();
   Instruction set;
   bool fp = false;
-  const bool read = reader_.next(set);
+  static_assert(kImmediateKind[size_t(Opcode::LocalSet)] == ImmKind::LocalIdx &&
+                kImmediateKind[size_t(Opcode::LocalTee)] == ImmKind::LocalIdx);
+  const bool read = reader_.next_single<ImmKind::LocalIdx>(cursor, set);
   const uint32_t local = read ? local_slot(set.index) : 0;
   const int pin = read ? pinned_register(local, fp) : -1;
   auto is_local = [&](const StackValue& v) { return v.loc == Loc::Local && v.imm == local; };
@@ -37,10 +41,8 @@ bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
     else if (op != IntOp::Sub && is_local(stack_[top]))
       other = top - 1;
   }
-  if (other == UINT32_MAX) {
-    reader_.set_cursor(at);
-    return false;
-  }
+  if (other == UINT32_MAX) return false;
+  reader_.set_cursor(cursor);
   const StackValue v = stack_[other];
   stack_.pop_back();
   stack_.pop_back();

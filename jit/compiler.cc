@@ -34,6 +34,26 @@ struct CompilerScratch {
   std::vector<uint8_t> table_stubs;
 };
 thread_local CompilerScratch compiler_scratch;
+
+// The allocatable registers as masks: alloc_reg and alloc_fp hand out the
+// lowest free one, which is the first free one of the lists because the
+// lists are in ascending order (checked here).
+template <class R, size_t N>
+constexpr uint32_t mask_of(const R (&list)[N]) {
+  uint32_t mask = 0;
+  for (R r : list) mask |= 1u << r;
+  return mask;
+}
+template <class R, size_t N>
+constexpr bool ascending(const R (&list)[N]) {
+  for (size_t i = 1; i < N; ++i)
+    if (list[i] <= list[i - 1]) return false;
+  return true;
+}
+static_assert(ascending(Registers::kAllocatable) && ascending(Registers::kFloatAllocatable),
+              "alloc_reg/alloc_fp take the lowest free register: the first free one of the list only if it ascends");
+constexpr uint32_t kAllocatableMask = mask_of(Registers::kAllocatable);
+constexpr uint32_t kFloatAllocatableMask = mask_of(Registers::kFloatAllocatable);
 }  // namespace
 
 FunctionCompiler::~FunctionCompiler() {
@@ -169,10 +189,10 @@ Reg FunctionCompiler::result_register_hint(Opcode next) {
   if (next == Opcode::Return || (next == Opcode::End && control_.size() == 1))
     return one_int_result ? Registers::kResult : kNoReg;
   if (next != Opcode::Call) return kNoReg;
-  const uint8_t* const at = reader_.cursor();
+  const uint8_t* cursor = reader_.cursor();  // (a look ahead: the reader's position stays)
   Instruction call;
-  const bool read = reader_.next(call);
-  reader_.set_cursor(at);
+  static_assert(kImmediateKind[size_t(Opcode::Call)] == ImmKind::FuncIdx);
+  const bool read = reader_.next_single<ImmKind::FuncIdx>(cursor, call);
   if (!read || call.index < first_defined_ || call.index >= instance_.functions.size()) return kNoReg;
   const runtime::FuncInstance* callee = instance_.functions[call.index];
   const size_t last = callee->param_slots;
@@ -195,12 +215,12 @@ Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
     gpr_mirror_[prefer_] = -1;
     return prefer_;
   }
-  for (Reg r : Registers::kAllocatable)
-    if (reg_free(r) && !(exclude_mask & (1u << r))) {
-      claim_reg(r);
-      gpr_mirror_[r] = -1;
-      return r;
-    }
+  if (const uint32_t free = kAllocatableMask & ~reg_used_ & ~exclude_mask) {
+    const Reg r = Reg(__builtin_ctz(free));
+    claim_reg(r);
+    gpr_mirror_[r] = -1;
+    return r;
+  }
   // Every register holds a stack entry: spill the deepest one (the least
   // likely to be used soon).
   for (uint32_t i = 0; i < stack_.size(); ++i)
@@ -219,12 +239,12 @@ Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
 // value-stack location Loc::Float); the backend's float scratch registers are
 // not handed out. Every call clobbers them, and every call spills the stack first.
 FReg FunctionCompiler::alloc_fp() {
-  for (FReg x : Registers::kFloatAllocatable)
-    if (!(fp_used_ & (1u << x))) {
-      fp_used_ |= 1u << x;
-      fp_mirror_[x] = -1;
-      return x;
-    }
+  if (const uint32_t free = kFloatAllocatableMask & ~fp_used_) {
+    const FReg x = FReg(__builtin_ctz(free));
+    fp_used_ |= 1u << x;
+    fp_mirror_[x] = -1;
+    return x;
+  }
   for (uint32_t i = 0; i < stack_.size(); ++i)
     if (stack_[i].loc == Loc::Float || (stack_[i].loc == Loc::Vec && !stack_[i].vec_hi)) {
       FReg x = stack_[i].reg;
