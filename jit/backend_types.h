@@ -84,6 +84,20 @@ template <size_t N>
 constexpr bool contains(const Reg (&list)[N], Reg r) {
   return contains(list, list + N, r);
 }
+// The list as a mask, and whether it ascends (then its first free register
+// is the mask's lowest free bit).
+template <class R, size_t N>
+constexpr uint32_t mask(const R (&list)[N]) {
+  uint32_t bits = 0;
+  for (R r : list) bits |= 1u << r;
+  return bits;
+}
+template <class R, size_t N>
+constexpr bool ascending(const R (&list)[N]) {
+  for (size_t i = 1; i < N; ++i)
+    if (list[i] <= list[i - 1]) return false;
+  return true;
+}
 template <size_t N>
 constexpr bool distinct(const Reg (&list)[N]) {
   for (size_t i = 0; i < N; ++i)

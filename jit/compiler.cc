@@ -38,22 +38,10 @@ thread_local CompilerScratch compiler_scratch;
 // The allocatable registers as masks: alloc_reg and alloc_fp hand out the
 // lowest free one, which is the first free one of the lists because the
 // lists are in ascending order (checked here).
-template <class R, size_t N>
-constexpr uint32_t mask_of(const R (&list)[N]) {
-  uint32_t mask = 0;
-  for (R r : list) mask |= 1u << r;
-  return mask;
-}
-template <class R, size_t N>
-constexpr bool ascending(const R (&list)[N]) {
-  for (size_t i = 1; i < N; ++i)
-    if (list[i] <= list[i - 1]) return false;
-  return true;
-}
-static_assert(ascending(Registers::kAllocatable) && ascending(Registers::kFloatAllocatable),
+static_assert(reg_list::ascending(Registers::kAllocatable) && reg_list::ascending(Registers::kFloatAllocatable),
               "alloc_reg/alloc_fp take the lowest free register: the first free one of the list only if it ascends");
-constexpr uint32_t kAllocatableMask = mask_of(Registers::kAllocatable);
-constexpr uint32_t kFloatAllocatableMask = mask_of(Registers::kFloatAllocatable);
+constexpr uint32_t kAllocatableMask = reg_list::mask(Registers::kAllocatable);
+constexpr uint32_t kFloatAllocatableMask = reg_list::mask(Registers::kFloatAllocatable);
 }  // namespace
 
 FunctionCompiler::~FunctionCompiler() {

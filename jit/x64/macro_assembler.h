@@ -138,8 +138,7 @@ class MacroAssembler {
   // the longest sequence written under one reserve() 14 (float_promote).
   static constexpr size_t kMaxDirectBytes = 16;
   uint8_t* reserve() {
-    if (size_t(asm_._bufferEnd - asm_._bufferPtr) >= kMaxDirectBytes) [[likely]]
-      return asm_._bufferPtr;
+    if (has_room(asm_._bufferPtr)) [[likely]] return asm_._bufferPtr;
     return grow();
   }
   uint8_t* grow();
