@@ -15,14 +15,9 @@ namespace {
 bool fits_imm32(uint64_t v, bool wide) { return wide ? int64_t(v) == int64_t(int32_t(v)) : true; }
 }  // namespace
 
-bool FunctionCompiler::int_binary_into_pin(IntOp op, bool wide) {
-  // Cheap tests first (this runs for every integer operation): an operand
-  // must be a lazily read local, and some local must be pinned.
+bool FunctionCompiler::int_binary_into_set_pin(IntOp op, bool wide) {
   const uint32_t top = height() - 1;
-  if (num_pins_ == 0 || (stack_[top - 1].loc != Loc::Local && stack_[top].loc != Loc::Local)) return false;
-  const int16_t next = reader_.peek_single();
-  if (next != int16_t(Opcode::LocalSet) && next != int16_t(Opcode::LocalTee)) return false;
-  // The local.set/tee (peek_single above), read in place: the reader's
+  // The local.set/tee (int_binary_into_pin peeked at it), read in place: the reader's
   // position moves past it only if it is fused here.
   const uint8_t* cursor = reader_.cursor();
   Instruction set;
@@ -199,8 +194,7 @@ void FunctionCompiler::shift(ShiftOp op, bool wide) {
   // shifted value elsewhere.
   constexpr uint32_t fixed = MacroAssembler::kShiftClobbers;
   evict_all(fixed);
-  for (Reg r = 0; r < 32; ++r)
-    if (fixed & reg_bit(r)) gpr_mirror_[r] = -1;
+  forget_gpr_mirrors(fixed);
   Reg c = pop_to_reg();
   Reg a = pop_to_reg(fixed);
   masm_.shift(op, wide, a, c);
@@ -286,8 +280,7 @@ void FunctionCompiler::divide(bool is_signed, bool wide, bool remainder) {
   // divisor elsewhere. The macro-assembler emits the traps' checks.
   constexpr uint32_t fixed = MacroAssembler::kDivideClobbers;
   evict_all(fixed);
-  for (Reg r = 0; r < 32; ++r)
-    if (fixed & reg_bit(r)) gpr_mirror_[r] = -1;
+  forget_gpr_mirrors(fixed);
   Reg divisor = pop_to_reg(fixed);
   Reg dividend = pop_to_reg(fixed);
   Label by_zero, overflow;  // bound only when checked

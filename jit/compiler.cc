@@ -26,7 +26,7 @@ namespace {
 // (~3 % of compile time on a module of small functions). A compiler made
 // while another is alive (none is today) finds them empty and allocates.
 struct CompilerScratch {
-  std::vector<StackValue> stack;
+  OperandStack stack;
   std::vector<ControlFrame> control;
   std::vector<std::pair<runtime::TrapKind, MacroAssembler::Label>> trap_labels;
   std::vector<int16_t> arg_targets;
@@ -43,6 +43,14 @@ static_assert(reg_list::ascending(Registers::kAllocatable) && reg_list::ascendin
 constexpr uint32_t kAllocatableMask = reg_list::mask(Registers::kAllocatable);
 constexpr uint32_t kFloatAllocatableMask = reg_list::mask(Registers::kFloatAllocatable);
 }  // namespace
+
+void OperandStack::grow(uint32_t at_least) {
+  const uint32_t capacity = std::max({at_least, capacity_ * 2, uint32_t(16)});
+  auto data = std::make_unique_for_overwrite<StackValue[]>(capacity);
+  std::copy(data_.get(), data_.get() + size_, data.get());
+  data_ = std::move(data);
+  capacity_ = capacity;
+}
 
 FunctionCompiler::~FunctionCompiler() {
   CompilerScratch& scratch = compiler_scratch;

@@ -52,6 +52,41 @@ struct StackValue {
   uint64_t imm = 0;
 };
 
+// The operand stack's entries. A vector's interface, but the height is a
+// 32-bit count of its own: height(), back() and adding an entry run several
+// times per instruction, and std::vector derives its size from two pointers
+// (a subtraction and a shift each time). The capacity is reserved up front
+// (the validator's bound); an entry beyond it still grows it, out of line.
+class OperandStack {
+ public:
+  uint32_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  StackValue& operator[](size_t i) { return data_[i]; }
+  const StackValue& operator[](size_t i) const { return data_[i]; }
+  StackValue& back() { return data_[size_ - 1]; }
+  const StackValue& back() const { return data_[size_ - 1]; }
+  void push_back(const StackValue& v) {
+    if (size_ == capacity_) [[unlikely]] grow(size_ + 1);
+    data_[size_++] = v;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  void reserve(uint32_t count) {
+    if (count > capacity_) grow(count);
+  }
+  void swap(OperandStack& other) noexcept {
+    std::swap(data_, other.data_);
+    std::swap(size_, other.size_);
+    std::swap(capacity_, other.capacity_);
+  }
+
+ private:
+  void grow(uint32_t at_least);  // compiler.cc
+  std::unique_ptr<StackValue[]> data_;
+  uint32_t size_ = 0;
+  uint32_t capacity_ = 0;
+};
+
 // One entry of the control stack (block, loop, if, the function body).
 struct ControlFrame {
   enum class Kind : uint8_t { Function, Block, Loop, If, Else, Handle, TryTable };
@@ -203,7 +238,7 @@ class FunctionCompiler {
   Error unsupported(const std::string& what) const;
   int32_t slot_disp(uint32_t slot) const { return int32_t(slot * 8); }
   int32_t stack_disp(uint32_t position) const { return slot_disp(num_locals_ + position); }
-  uint32_t height() const { return uint32_t(stack_.size()); }
+  uint32_t height() const { return stack_.size(); }
 
   // The first free register of Registers::kAllocatable — or prefer_, when
   // that is set and free (result_register_hint).
@@ -261,6 +296,11 @@ class FunctionCompiler {
     if (mirrors_recorded_) reset_mirrors();
   }
   void reset_mirrors();  // every register's mirror -1, but the pins'
+  // The general registers in `mask` mirror nothing (divide's and shift's
+  // fixed registers, which the instruction overwrites).
+  void forget_gpr_mirrors(uint32_t mask) {
+    for (; mask; mask &= mask - 1) gpr_mirror_[__builtin_ctz(mask)] = -1;
+  }
   // Pinned locals: the function's hottest integer and float locals
   // (validator::FunctionInfo::hot_locals) live in registers of their own for
   // the whole function (Registers::kPinnableLocals, kFloatPinnableLocals), so
@@ -315,7 +355,7 @@ class FunctionCompiler {
   void push_const(uint64_t value) { push_value(StackValue{Loc::Const, 0, false, value}); }
   // Every entry goes on the stack here: one below spilled_below_ lowers it.
   void push_value(StackValue v) {
-    if (stack_.size() < spilled_below_) spilled_below_ = uint32_t(stack_.size());
+    if (stack_.size() < spilled_below_) spilled_below_ = stack_.size();
     stack_.push_back(v);
   }
   void push_slots(uint32_t count);  // results a call or label left in canonical slots
@@ -449,8 +489,17 @@ class FunctionCompiler {
   // `local.get x; …; op; local.set/tee x` with x pinned to a register (or
   // `…; local.get x; op; local.set x` when op commutes): the operation in
   // place on x's register, then its slot; the local.set is consumed. False
-  // (nothing done) for any other shape.
-  bool int_binary_into_pin(IntOp op, bool wide);
+  // (nothing done) for any other shape. The cheap tests that rule most
+  // operations out (some local pinned, an operand a lazily read local, a
+  // local.set/tee next) inline in the caller; the rest out of line.
+  bool int_binary_into_pin(IntOp op, bool wide) {
+    const uint32_t top = height() - 1;
+    if (num_pins_ == 0 || (stack_[top - 1].loc != Loc::Local && stack_[top].loc != Loc::Local)) return false;
+    const int16_t next = reader_.peek_single();
+    if (next != int16_t(Opcode::LocalSet) && next != int16_t(Opcode::LocalTee)) return false;
+    return int_binary_into_set_pin(op, wide);
+  }
+  bool int_binary_into_set_pin(IntOp op, bool wide);  // the local.set/tee next
   void compare(Cond cond, bool wide);
   void eqz(bool wide);
   void shift(ShiftOp op, bool wide);
@@ -568,7 +617,7 @@ class FunctionCompiler {
     return !local_slots_.empty() && local_slots_[local + 1] - local_slots_[local] == 2;
   }
   uint32_t frame_slots_ = 0;
-  std::vector<StackValue> stack_;
+  OperandStack stack_;
   // The entries below this height are all in their slots (spill_all did it,
   // and nothing was pushed there since): spill_all starts here, not at 0.
   uint32_t spilled_below_ = 0;

@@ -286,10 +286,10 @@ JitExecutor::EagerCode JitExecutor::compile_eagerly(runtime::Instance& instance,
   // Relocations: about one per ten bytes of body in C programs and Binaryen's code.
   if (made) made->relocations.reserve(body_bytes / 8);
   MacroAssembler masm(holder);
-  // Labels: each function's entry and its eight or nine own, plus those of its blocks
-  // and traps — measured: 0.10 per byte of body on ttf-12m (351,063 labels),
-  // 0.08 on C programs (746,741 on large20, 2,237,384 on the 22 MB start-up program).
-  masm.reserve_labels(size_t(count) * 10 + body_bytes / 8);
+  // Labels: each function's entry, then one function's own at a time (its
+  // eight or nine, plus those of its blocks and traps: released once it is
+  // compiled). Growing beyond this copies a short list.
+  masm.reserve_labels(size_t(count) + 4096);
   // Each function's register entry (FunctionCompiler::register_entry), the
   // target of direct calls from the instance's code.
   std::vector<Label> direct_entries(count);
@@ -321,6 +321,7 @@ JitExecutor::EagerCode JitExecutor::compile_eagerly(runtime::Instance& instance,
       if (const Label* trap = compiler.memory_trap())
         code.traps.push_back({uint32_t(start), uint32_t(masm.offset()), uint32_t(masm.offset_of(*trap))});
       ++out.compiled;
+      masm.release_labels(first_label);
       continue;
     }
     // The arena is full (its last bytes are where the assembler stopped): all again, on the heap.
@@ -337,6 +338,7 @@ JitExecutor::EagerCode JitExecutor::compile_eagerly(runtime::Instance& instance,
     masm.bind(direct_entries[i]);
     // Relocations of the abandoned code stay: its bytes are copied too, unreachable.
     emit_interpreter_stub(masm, instance.functions[imported + i], made ? &made->relocations : nullptr);
+    masm.release_labels(first_label);
     out.fallbacks.push_back(i);
     out.fallback_reasons.push_back("function " + std::to_string(imported + i) + " (" +
                                    module.function_name(imported + i) + "): " + r.error().message);

@@ -57,6 +57,15 @@ class MacroAssembler {
   bool referenced(Label label) const { return (state_[label.id] & kReferenced) && !(state_[label.id] & kBound); }
   uint32_t label_count() const { return uint32_t(labels_.size()); }
   void bind_unbound(uint32_t first);
+  // (see x86-64's) The ids from `first` on are reused; asmjit keeps its own
+  // entries of the labels they named, all bound or never referred to.
+  bool release_labels(uint32_t first) {
+    for (uint32_t id = first; id < state_.size(); ++id)
+      if ((state_[id] & kReferenced) && !(state_[id] & kBound)) return false;
+    labels_.resize(first);
+    state_.resize(first);
+    return true;
+  }
   uint32_t offset_of(Label label) const { return uint32_t(asm_.code()->labelOffset(labels_[label.id])); }
 
 #include "jit/macro_assembler_interface.inc"

@@ -84,6 +84,21 @@ class MacroAssembler {
   // not bound yet at the current offset (code abandoned halfway).
   uint32_t label_count() const { return uint32_t(label_offset_.size()); }
   void bind_unbound(uint32_t first);
+  // Forgets the labels from `first` on — a finished function's own, which
+  // nothing refers to any more — so that the next function's labels reuse
+  // their places: the lists stay as long as the module-wide labels plus one
+  // function's, in cache, instead of growing through fresh memory for the
+  // whole module. Kept (false) while any of them is still referred to (a
+  // pending jump, a jump table not placed). Label values from `first` on are
+  // invalid afterwards.
+  bool release_labels(uint32_t first) {
+    if (!deferred_entries_.empty()) return false;
+    for (uint32_t id = first; id < pending_.size(); ++id)
+      if (pending_[id] != kNoJump) return false;
+    label_offset_.resize(first);
+    pending_.resize(first);
+    return true;
+  }
   // A bound label's offset in the code buffer (a second entry point, say).
   uint32_t offset_of(Label label) const { return label_offset_[label.id]; }
 
