@@ -68,8 +68,10 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
       module_(*instance.module),
       function_(module_.functions[defined_index]),
       type_(module_.types[function_.type_index]),
-      self_(instance.functions[module_.num_imported_functions() + defined_index]),
-      self_index_(module_.num_imported_functions() + defined_index),
+      // The instance's functions: the imported ones, then the defined ones
+      // (counting the module's imports per function cost a walk over them).
+      self_(instance.functions[instance.functions.size() - module_.functions.size() + defined_index]),
+      self_index_(self_->index),
       first_defined_(self_->index - defined_index),
       memory_(memory),
       masm_(masm),
@@ -360,7 +362,7 @@ void FunctionCompiler::spill_all() {
   forget_mirrors();
 }
 
-Reg FunctionCompiler::pop_to_reg(uint32_t exclude_mask) {
+Reg FunctionCompiler::pop_to_reg_general(uint32_t exclude_mask) {
   if (stack_.back().loc == Loc::Vec) {  // one half of a v128 in a vector register
     const StackValue half = stack_.back();
     stack_.pop_back();

@@ -342,7 +342,19 @@ class FunctionCompiler {
   void spill(uint32_t position);
   void spill_all();
   // Pops the top entry into a register the caller owns (free it when done).
-  Reg pop_to_reg(uint32_t exclude_mask = 0);
+  // An entry already in a register the caller may have, the commonest case,
+  // inline; everything else (a load, a copy, a constant) out of line.
+  Reg pop_to_reg(uint32_t exclude_mask = 0) {
+    const StackValue& top = stack_.back();
+    if (top.loc == Loc::Reg && !(exclude_mask & (1u << top.reg))) {
+      const Reg r = top.reg;
+      stack_.pop_back();
+      gpr_mirror_[r] = -1;  // the caller may write it
+      return r;
+    }
+    return pop_to_reg_general(exclude_mask);
+  }
+  Reg pop_to_reg_general(uint32_t exclude_mask);  // any entry (compiler.cc)
   // Pops the condition of an `if` or `br_if`: a pinned integer local is
   // tested in its own register (`owned` false: read only, not freed), with
   // no copy; anything else as pop_to_reg.
