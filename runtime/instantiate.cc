@@ -232,15 +232,17 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
     }
   }
   const uint32_t num_imported_funcs = uint32_t(inst->functions.size());
+  inst->functions.reserve(num_imported_funcs + module.functions.size());
+  FuncInstance* defined = module.functions.empty() ? nullptr : store.add_functions(module.functions.size());
   for (size_t i = 0; i < module.functions.size(); ++i) {
-    auto f = std::make_unique<FuncInstance>();
+    FuncInstance* f = &defined[i];
     f->type_id = inst->type_ids[module.functions[i].type_index];
     f->type = &store.type_of(f->type_id);
     f->param_slots = slot_count(f->type->params);
     f->result_slots = slot_count(f->type->results);
     f->instance = inst;
     f->index = num_imported_funcs + uint32_t(i);
-    inst->functions.push_back(store.add_function(std::move(f)));
+    inst->functions.push_back(f);
   }
   for (auto& t : new_tables) inst->tables.push_back(store.add_table(std::move(t)));
   for (auto& m : new_memories) inst->memories.push_back(store.add_memory(std::move(m)));

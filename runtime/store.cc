@@ -81,6 +81,10 @@ FuncInstance* Store::add_function(std::unique_ptr<FuncInstance> f) {
   functions_.push_back(std::move(f));
   return functions_.back().get();
 }
+FuncInstance* Store::add_functions(size_t count) {
+  function_blocks_.push_back(std::make_unique<FuncInstance[]>(count));
+  return function_blocks_.back().get();
+}
 MemoryInstance* Store::add_memory(std::unique_ptr<MemoryInstance> m) {
   memories_.push_back(std::move(m));
   return memories_.back().get();

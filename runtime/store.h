@@ -82,6 +82,9 @@ class Store {
 
   FuncInstance* add_host_function(const FuncType& type, HostFunction fn, std::string debug_name);
   FuncInstance* add_function(std::unique_ptr<FuncInstance> f);
+  // `count` functions in one block, owned by the store (an instance's
+  // defined functions: one allocation instead of one per function).
+  FuncInstance* add_functions(size_t count);
   MemoryInstance* add_memory(std::unique_ptr<MemoryInstance> m);
   TableInstance* add_table(std::unique_ptr<TableInstance> t);
   GlobalInstance* add_global(std::unique_ptr<GlobalInstance> g);
@@ -134,6 +137,7 @@ class Store {
   std::unordered_map<const FuncType*, TypeId, FuncTypeKey, FuncTypeKey> type_ids_;
   std::vector<std::unique_ptr<FuncType>> types_;
   std::vector<std::unique_ptr<FuncInstance>> functions_;
+  std::vector<std::unique_ptr<FuncInstance[]>> function_blocks_;
   std::vector<std::unique_ptr<MemoryInstance>> memories_;
   std::vector<std::unique_ptr<TableInstance>> tables_;
   std::vector<std::unique_ptr<GlobalInstance>> globals_;
