@@ -65,6 +65,10 @@ struct CatchHole {
 
 struct CompiledFunction {
   std::vector<uint32_t> code;
+  // Where a call starts: code.data() once translated; while pending, one
+  // ITranslate op shared by every pending record (make_pending), so that
+  // deferring a function's translation allocates nothing.
+  const uint32_t* entry = nullptr;
   std::vector<uint64_t> constants;   // copied into the frame's constant slots on entry
   // What a call writes above the params: `local_slots` zeros, then the
   // constants — one contiguous image, so entry is a single inline copy loop

@@ -119,7 +119,7 @@ static Result<void> run(Interpreter* interp, const CompiledFunction* fn, Slot* f
       dst_[i_].u64 = init_[i_];                                       \
       __asm__("");                                                    \
     }                                                                 \
-    pc = fn->code.data();                                             \
+    pc = fn->entry;                                                   \
   } while (0)
 
   if (depth >= max_depth || fp + fn->frame_slots > stack_limit) {

@@ -1503,6 +1503,7 @@ Result<void> translate_function(const Instance& instance, uint32_t defined_index
   scratch.in_use = true;
   Result<void> r = Translator(instance, defined_index, max_stack_slots, out, scratch).run();
   out.code.assign(scratch.code.begin(), scratch.code.end());
+  out.entry = out.code.data();
   scratch.in_use = false;
   return r;
 }
@@ -1517,7 +1518,10 @@ void make_pending(CompiledFunction& out, runtime::FuncInstance* func, runtime::M
   out.result_slots = func->result_slots;
   // What entry checks before ITranslate runs; ITranslate re-checks the real frame.
   out.frame_slots = std::max(func->param_slots, func->result_slots);
-  out.code.assign(1, uint32_t(handler_offsets()[uint32_t(IOp::ITranslate)]));
+  // A function's first call translates it: the same one op for every function.
+  static const uint32_t translate_op = uint32_t(handler_offsets()[uint32_t(IOp::ITranslate)]);
+  out.code.clear();
+  out.entry = &translate_op;
   out.pending = true;
 }
 
