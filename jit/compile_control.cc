@@ -165,15 +165,19 @@ void FunctionCompiler::epilogue_and_stubs() {
   fiber_stubs();  // may add trap labels: bound below
 
   // Traps: depth is not restored on these paths — the host entry resets it.
-  for (auto& [kind, label] : trap_labels_) {
+  // The shared stubs below only if something jumps to them (each stub's
+  // jumps are emitted before the stubs it jumps to are tested). The last
+  // trap label falls into common_trap_ when nothing lies between them.
+  const bool thunk_trap = masm_.referenced(thunk_trap_);
+  const bool out_of_fuel = masm_.referenced(out_of_fuel_);
+  const bool falls_into_common = !trap_labels_.empty() && !out_of_fuel && !thunk_trap;
+  for (size_t i = 0; i < trap_labels_.size(); ++i) {
+    const auto& [kind, label] = trap_labels_[i];
     masm_.bind(label);
     masm_.move_imm(Registers::kArg[2], uint32_t(kind));
-    masm_.jump(common_trap_);
+    if (!falls_into_common || i + 1 < trap_labels_.size()) masm_.jump(common_trap_);
   }
-  // The shared stubs below only if something jumps to them (each stub's
-  // jumps are emitted before the stubs it jumps to are tested).
-  const bool thunk_trap = masm_.referenced(thunk_trap_);
-  if (masm_.referenced(out_of_fuel_)) {
+  if (out_of_fuel) {
     masm_.bind(out_of_fuel_);
     masm_.load64(kScratch, kCtx, ctx_fuel);
     masm_.store64_imm(kScratch, 0, 0);
@@ -185,21 +189,22 @@ void FunctionCompiler::epilogue_and_stubs() {
     masm_.move(Registers::kArg[2], Registers::kReturn);
     masm_.int_op_imm(IntOp::Sub, false, Registers::kArg[2], 1);
   }
-  if (thunk_trap || masm_.referenced(common_trap_)) {  // thunk_trap falls through
+  const bool propagate = masm_.referenced(propagate_);
+  const bool common_trap = falls_into_common || thunk_trap || masm_.referenced(common_trap_);
+  if (common_trap) {  // thunk_trap and the last trap label fall through
     masm_.bind(common_trap_);
     masm_.move(Registers::kArg[0], kCtx);
     move_instance_word(Registers::kArg[1], InstanceRef::Function, self_index_);
     masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_trap));
-    masm_.jump(trap_return_);
+    if (propagate) masm_.jump(trap_return_);  // else trap_return_ is next
   }
-  const bool propagate = masm_.referenced(propagate_);
   if (propagate) {
     masm_.bind(propagate_);
     masm_.move(Registers::kArg[0], kCtx);
     move_instance_word(Registers::kArg[1], InstanceRef::Function, self_index_);
     masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_unwind));
   }
-  if (propagate || masm_.referenced(trap_return_)) {  // propagate falls through
+  if (propagate || common_trap || masm_.referenced(trap_return_)) {  // propagate and common_trap_ fall through
     masm_.bind(trap_return_);
     masm_.move_imm(Registers::kReturn, 1);
     masm_.jump(exit_label_);

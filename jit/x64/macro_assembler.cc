@@ -194,8 +194,8 @@ void MacroAssembler::align_code(uint32_t alignment) {
 }
 
 void MacroAssembler::bind_at(Label label, uint32_t target) {
-  label_offset_[label.id] = target;
-  for (uint32_t j = pending_[label.id]; j != kNoJump;) {
+  labels_[label.id].offset = target;
+  for (uint32_t j = labels_[label.id].pending; j != kNoJump;) {
     const bool call = j & kCallBit;
     const PendingJump& ref = call ? calls_[j & ~kCallBit] : jumps_[j];
     int32_t value = int32_t(int64_t(target) - int64_t(ref.base));
@@ -203,27 +203,27 @@ void MacroAssembler::bind_at(Label label, uint32_t target) {
     if (!call) --unresolved_;
     j = ref.next;
   }
-  pending_[label.id] = kNoJump;
+  labels_[label.id].pending = kNoJump;
   // Once nothing is pending (at every function's end) the list restarts
   // instead of growing for the whole module.
   if (unresolved_ == 0) jumps_.clear();
 }
 
 void MacroAssembler::bind_unbound(uint32_t first) {
-  for (uint32_t id = first; id < label_offset_.size(); ++id)
-    if (label_offset_[id] == kUnbound) bind(Label{id});
+  for (uint32_t id = first; id < labels_.size(); ++id)
+    if (labels_[id].offset == kUnbound) bind(Label{id});
 }
 
 void MacroAssembler::refer(Label target, uint32_t field, uint32_t base) {
-  jumps_.push_back(PendingJump{field, base, pending_[target.id]});
-  pending_[target.id] = uint32_t(jumps_.size() - 1);
+  jumps_.push_back(PendingJump{field, base, labels_[target.id].pending});
+  labels_[target.id].pending = uint32_t(jumps_.size() - 1);
   ++unresolved_;
 }
 
 void MacroAssembler::branch(int cc, Label target) {
   WEFT_ROOM_OR_GROW(branch, cc, target);
   const int64_t at = int64_t(asm_.offset());
-  const uint32_t bound = label_offset_[target.id];
+  const uint32_t bound = labels_[target.id].offset;
   if (bound != kUnbound) {
     const int64_t to = int64_t(bound);
     if (to - (at + 2) == int64_t(int8_t(to - (at + 2)))) {
@@ -890,9 +890,9 @@ void MacroAssembler::jump_table(Reg index, const Label* entries, uint32_t count)
 }
 
 bool MacroAssembler::referenced(Label label) const {
-  if (pending_[label.id] != kNoJump) return true;
+  if (labels_[label.id].pending != kNoJump) return true;
   for (const Label& entry : deferred_entries_)
-    if (entry.id == label.id) return label_offset_[label.id] == kUnbound;
+    if (entry.id == label.id) return labels_[label.id].offset == kUnbound;
   return false;
 }
 
@@ -909,7 +909,7 @@ void MacroAssembler::place_jump_tables() {
       p = reserve();
       if (!p) return;
       const uint32_t field = uint32_t(p - asm_._bufferData);
-      const uint32_t bound = label_offset_[deferred_entries_[i].id];
+      const uint32_t bound = labels_[deferred_entries_[i].id].offset;
       if (bound != kUnbound) {
         p = put_imm32(p, bound - table);
       } else {
@@ -942,15 +942,15 @@ void MacroAssembler::call(Label target) {
   WEFT_ROOM_OR_GROW(call, target);
   *p++ = 0xE8;  // call rel32
   const uint32_t field = uint32_t(p - asm_._bufferData);
-  const uint32_t bound = label_offset_[target.id];
+  const uint32_t bound = labels_[target.id].offset;
   if (bound != kUnbound) {
     commit(put_imm32(p, uint32_t(int32_t(int64_t(bound) - int64_t(field + 4)))));
     return;
   }
   // A call to a function not compiled yet: kept apart from the jumps, whose
   // list restarts at every function's end.
-  calls_.push_back(PendingJump{field, field + 4, pending_[target.id]});
-  pending_[target.id] = uint32_t(calls_.size() - 1) | kCallBit;
+  calls_.push_back(PendingJump{field, field + 4, labels_[target.id].pending});
+  labels_[target.id].pending = uint32_t(calls_.size() - 1) | kCallBit;
   commit(put_imm32(p, 0));
 }
 

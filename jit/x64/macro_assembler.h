@@ -64,13 +64,11 @@ class MacroAssembler {
   // thousands, and growing the lists by doubling copied them and freed large
   // blocks (which made malloc consolidate its free lists) mid-compilation.
   void reserve_labels(size_t count) {
-    label_offset_.reserve(count);
-    pending_.reserve(count);
+    labels_.reserve(count);
   }
   Label new_label() {
-    label_offset_.push_back(kUnbound);
-    pending_.push_back(kNoJump);
-    return Label{uint32_t(label_offset_.size() - 1)};
+    labels_.push_back(LabelState{});
+    return Label{uint32_t(labels_.size() - 1)};
   }
   void bind(Label label);
   // Binds `label` at `offset`, code already emitted (a function's entry, once
@@ -82,7 +80,7 @@ class MacroAssembler {
   bool referenced(Label label) const;
   // Labels created so far; bind_unbound binds those from `first` on that are
   // not bound yet at the current offset (code abandoned halfway).
-  uint32_t label_count() const { return uint32_t(label_offset_.size()); }
+  uint32_t label_count() const { return uint32_t(labels_.size()); }
   void bind_unbound(uint32_t first);
   // Forgets the labels from `first` on — a finished function's own, which
   // nothing refers to any more — so that the next function's labels reuse
@@ -93,14 +91,13 @@ class MacroAssembler {
   // invalid afterwards.
   bool release_labels(uint32_t first) {
     if (!deferred_entries_.empty()) return false;
-    for (uint32_t id = first; id < pending_.size(); ++id)
-      if (pending_[id] != kNoJump) return false;
-    label_offset_.resize(first);
-    pending_.resize(first);
+    for (uint32_t id = first; id < labels_.size(); ++id)
+      if (labels_[id].pending != kNoJump) return false;
+    labels_.resize(first);
     return true;
   }
   // A bound label's offset in the code buffer (a second entry point, say).
-  uint32_t offset_of(Label label) const { return label_offset_[label.id]; }
+  uint32_t offset_of(Label label) const { return labels_[label.id].offset; }
 
 #include "jit/macro_assembler_interface.inc"
 
@@ -188,12 +185,16 @@ class MacroAssembler {
     uint32_t base;   // the field gets (label offset - base)
     uint32_t next;   // next pending reference to the same label, or kNoJump
   };
-  std::vector<uint32_t> label_offset_;  // per label: its offset, or kUnbound
-  std::vector<uint32_t> pending_;       // per label: first pending reference, or kNoJump
+  // Per label, side by side (one entry to make per label, one line to read):
+  struct LabelState {
+    uint32_t offset = kUnbound;  // its offset, or kUnbound
+    uint32_t pending = kNoJump;  // first pending reference, or kNoJump
+  };
+  std::vector<LabelState> labels_;
   std::vector<PendingJump> jumps_;
   size_t unresolved_ = 0;  // references in jumps_ not patched yet
   // call(Label)s of labels bound later (other functions' entries), for the
-  // whole buffer; their indices in pending_ and `next` carry kCallBit.
+  // whole buffer; their indices in LabelState::pending and `next` carry kCallBit.
   std::vector<PendingJump> calls_;
   static constexpr uint32_t kCallBit = 0x80000000u;
   // Jump tables waiting for place_jump_tables: the lea that addresses each,
