@@ -136,7 +136,6 @@ MacroAssembler::MacroAssembler(CodeHolder& code) : asm_(&code) {
   if (!has_room(p)) [[unlikely]]      \
   return grow_then<&MacroAssembler::form>(__VA_ARGS__)
 
-void MacroAssembler::bind(Label label) { bind_at(label, uint32_t(asm_.offset())); }
 
 void MacroAssembler::align_code(uint32_t alignment) {
   // The recommended long NOPs (9 bytes the longest), written directly:

@@ -70,7 +70,15 @@ class MacroAssembler {
     labels_.push_back(LabelState{});
     return Label{uint32_t(labels_.size() - 1)};
   }
-  void bind(Label label);
+  // Inline when nothing jumps to the label yet (most block ends): only its offset to note.
+  void bind(Label label) {
+    LabelState& state = labels_[label.id];
+    if (state.pending == kNoJump) [[likely]] {
+      state.offset = uint32_t(asm_.offset());
+      return;
+    }
+    bind_at(label, uint32_t(asm_.offset()));
+  }
   // Binds `label` at `offset`, code already emitted (a function's entry, once
   // the function compiled).
   void bind_at(Label label, uint32_t offset);
@@ -94,6 +102,7 @@ class MacroAssembler {
     for (uint32_t id = first; id < labels_.size(); ++id)
       if (labels_[id].pending != kNoJump) return false;
     labels_.resize(first);
+    if (unresolved_ == 0) jumps_.clear();  // (bind() clears it only when it patches)
     return true;
   }
   // A bound label's offset in the code buffer (a second entry point, say).
