@@ -259,7 +259,21 @@ void FunctionCompiler::tail_call_function(uint32_t params) {
   mark_unreachable();
 }
 
+// `call`: straight to a function of this instance, else through the FuncInstance.
+void FunctionCompiler::call_index(uint32_t index) {
+  runtime::FuncInstance* callee = instance_.functions[index];
+  if (const DirectTarget target = direct_target(callee)) {
+    call_direct(target, *callee->type);
+    return;
+  }
+  spill_all();
+  if (callee->is_host()) record_host_caller();
+  move_instance_word(kCallee, InstanceRef::Function, index);
+  call_function(*callee->type);
+}
+
 Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, bool& handled) {
+  // (call: compile_instruction's switch)
   handled = true;
   switch (op) {
     case Opcode::ReturnCall: {
@@ -274,18 +288,6 @@ Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, b
       const FuncType& type = module_.types[imm.index];
       resolve_indirect_callee(imm);
       tail_call_function(slots_of(type.params));
-      return {};
-    }
-    case Opcode::Call: {
-      runtime::FuncInstance* callee = instance_.functions[imm.index];
-      if (const DirectTarget target = direct_target(callee)) {
-        call_direct(target, *callee->type);
-        return {};
-      }
-      spill_all();
-      if (callee->is_host()) record_host_caller();
-      move_instance_word(kCallee, InstanceRef::Function, imm.index);
-      call_function(*callee->type);
       return {};
     }
     case Opcode::CallIndirect: {

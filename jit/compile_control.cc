@@ -267,6 +267,35 @@ void FunctionCompiler::return_single_value() {
   forget_mirrors();
 }
 
+// br_if without a fused compare: the condition tested.
+void FunctionCompiler::branch_out_if(uint32_t depth) {
+  bool owned = true;
+  Reg cond = pop_condition(owned);
+  spill_all();
+  masm_.test_bits(false, cond, cond);
+  if (owned) free_reg(cond);
+  ControlFrame& target = control_[control_.size() - 1 - depth];
+  if (branch_needs_moves(target)) {
+    Label skip = masm_.new_label();
+    masm_.jump_if_zero(skip);
+    branch_to(target);
+    masm_.bind(skip);
+  } else {
+    masm_.jump_if_nonzero(target.label);
+  }
+}
+
+void FunctionCompiler::return_from_function() {
+  if (control_.front().results == 1) {
+    return_single_value();
+    masm_.jump(result_in_register_);
+  } else {
+    spill_all();
+    branch_to(control_.front());
+  }
+  mark_unreachable();
+}
+
 void FunctionCompiler::end_frame() {
   ControlFrame f = control_.back();
   if (f.kind == ControlFrame::Kind::Function && !f.unreachable && f.results == 1) {
@@ -304,87 +333,50 @@ void FunctionCompiler::end_frame() {
   push_frame_values(f, false);
 }
 
+// block, loop and if: a frame for the construct (if: with its jump to the false arm).
+Result<void> FunctionCompiler::open_block(Opcode op, const Instruction& imm) {
+  ControlFrame f;
+  WEFT_TRY(block_signature(imm.block, f));
+  if (op == Opcode::If) {
+    bool owned = true;
+    Reg cond = pop_condition(owned);
+    spill_all();
+    masm_.test_bits(false, cond, cond);
+    if (owned) free_reg(cond);
+    Label else_label = masm_.new_label();
+    masm_.jump_if_zero(else_label);  // the false arm when zero
+    open_if(f, else_label);
+    return {};
+  } else if (op == Opcode::Loop) {
+    spill_all();
+  }
+  f.kind = op == Opcode::Block ? ControlFrame::Kind::Block
+           : op == Opcode::Loop ? ControlFrame::Kind::Loop
+                                : ControlFrame::Kind::If;
+  f.height = height() - f.params;
+  f.target_slot = num_locals_ + f.height;
+  f.label = masm_.new_label();
+  control_.push_back(f);
+  if (op == Opcode::Loop) {
+    // Loop heads are aligned (the backend's kLoopAlignment): where a hot
+    // loop's code falls otherwise changed a dispatch loop's speed by up
+    // to 2× from one build to the next.
+    masm_.align_code(MacroAssembler::kLoopAlignment);
+    masm_.bind(f.label);
+    charge_fuel(runtime::fuel::kLoopIteration);  // every branch to the loop head (each iteration) pays
+    check_interrupt();
+  }
+  return {};
+}
+
 Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm, bool& handled) {
+  // (block, loop, if, else, end, the unconditional branch, br_if and return: compile_instruction's switch)
   handled = true;
   switch (op) {
     case Opcode::Unreachable:
       masm_.jump(trap_label(runtime::TrapKind::Unreachable));
       mark_unreachable();
       return {};
-    case Opcode::Block: case Opcode::Loop: case Opcode::If: {
-      ControlFrame f;
-      WEFT_TRY(block_signature(imm.block, f));
-      if (op == Opcode::If) {
-        bool owned = true;
-        Reg cond = pop_condition(owned);
-        spill_all();
-        masm_.test_bits(false, cond, cond);
-        if (owned) free_reg(cond);
-        Label else_label = masm_.new_label();
-        masm_.jump_if_zero(else_label);  // the false arm when zero
-        open_if(f, else_label);
-        return {};
-      } else if (op == Opcode::Loop) {
-        spill_all();
-      }
-      f.kind = op == Opcode::Block ? ControlFrame::Kind::Block
-               : op == Opcode::Loop ? ControlFrame::Kind::Loop
-                                    : ControlFrame::Kind::If;
-      f.height = height() - f.params;
-      f.target_slot = num_locals_ + f.height;
-      f.label = masm_.new_label();
-      control_.push_back(f);
-      if (op == Opcode::Loop) {
-        // Loop heads are aligned (the backend's kLoopAlignment): where a hot
-        // loop's code falls otherwise changed a dispatch loop's speed by up
-        // to 2× from one build to the next.
-        masm_.align_code(MacroAssembler::kLoopAlignment);
-        masm_.bind(f.label);
-        charge_fuel(runtime::fuel::kLoopIteration);  // every branch to the loop head (each iteration) pays
-        check_interrupt();
-      }
-      return {};
-    }
-    case Opcode::Else:
-      else_frame();
-      return {};
-    case Opcode::End:
-      end_frame();
-      return {};
-    case Opcode::Br: {
-      spill_all();
-      branch_to(control_[control_.size() - 1 - imm.index]);
-      mark_unreachable();
-      return {};
-    }
-    case Opcode::Return: {
-      if (control_.front().results == 1) {
-        return_single_value();
-        masm_.jump(result_in_register_);
-      } else {
-        spill_all();
-        branch_to(control_.front());
-      }
-      mark_unreachable();
-      return {};
-    }
-    case Opcode::BrIf: {
-      bool owned = true;
-      Reg cond = pop_condition(owned);
-      spill_all();
-      masm_.test_bits(false, cond, cond);
-      if (owned) free_reg(cond);
-      ControlFrame& target = control_[control_.size() - 1 - imm.index];
-      if (branch_needs_moves(target)) {
-        Label skip = masm_.new_label();
-        masm_.jump_if_zero(skip);
-        branch_to(target);
-        masm_.bind(skip);
-      } else {
-        masm_.jump_if_nonzero(target.label);
-      }
-      return {};
-    }
     case Opcode::BrOnNull:
     case Opcode::BrOnNonNull: {
       // [t* ref]: br_on_null branches with t* when ref is null and goes on

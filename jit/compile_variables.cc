@@ -7,8 +7,8 @@ namespace weft::jit {
 Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   switch (op) {
-    // (local.get, i32.const and i64.const, the commonest instructions,
-    // compile_instruction pushes itself.)
+    // (local.get, local.set, local.tee, global.get, global.set, drop,
+    // i32.const and i64.const, the commonest instructions: compile_instruction's switch)
     case Opcode::F32Const: case Opcode::F64Const:
       push_const(imm.bits);
       return {};
@@ -40,10 +40,6 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
     }
     case Opcode::Nop:
       return {};
-    case Opcode::Drop:
-      if (stack_.back().vec_hi) pop_discard();  // a v128: both halves
-      pop_discard();
-      return {};
     case Opcode::Select: case Opcode::SelectT: {
       if (stack_[height() - 2].vec_hi) {  // (an untyped select may take v128s too)
         select_v128();
@@ -59,83 +55,84 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       push_reg(a);
       return {};
     }
-    case Opcode::LocalSet: case Opcode::LocalTee: {
-      if (local_is_vec(imm.index)) {
-        set_v128_local(local_slot(imm.index), op == Opcode::LocalTee);
-        return {};
-      }
-      const uint32_t local = local_slot(imm.index);
-      // The value first (it may read this very local), then older lazy reads
-      // of the local, then the store.
-      if (stack_.back().loc == Loc::Local && stack_.back().imm == local) {
-        Reg r = pop_to_reg();
-        push_reg(r);
-      }
-      const StackValue top = stack_.back();
-      stack_.pop_back();
-      materialize_local(local);
-      push_value(top);
-      bool fp_pin = false;
-      if (const int pin = pinned_register(local, fp_pin); pin >= 0) {
-        set_pinned_local(local, Reg(pin), fp_pin, op == Opcode::LocalTee);
-        return {};
-      }
-      StackValue& v = stack_.back();
-      forget_local_mirrors(local);  // its old value is gone from now on
-      if (v.loc == Loc::Float) {  // a float result goes to the local as it is
-        masm_.fp_store(Registers::kFrame, slot_disp(local), v.reg);
-        record_fp_mirror(v.reg, local);
-        if (op == Opcode::LocalSet) pop_discard();
-        return {};
-      }
-      if (v.loc == Loc::Const && int64_t(v.imm) == int64_t(int32_t(v.imm))) {
-        masm_.store64_imm(Registers::kFrame, slot_disp(local), int32_t(v.imm));
-        if (op == Opcode::LocalSet) pop_discard();
-        return {};
-      }
-      Reg r = pop_to_reg();
-      masm_.store64(Registers::kFrame, slot_disp(local), r);
-      record_gpr_mirror(r, local);
-      if (op == Opcode::LocalTee)
-        push_reg(r);
-      else
-        free_reg(r);
-      return {};
-    }
-    case Opcode::GlobalGet: {
-      // Globals never move: their value's address is a constant.
-      runtime::GlobalInstance* g = instance_.globals[imm.index];
-      Reg r = alloc_reg();
-      move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, imm.index * 2);
-      masm_.load64(r, Registers::kScratch, 0);
-      push_reg(r);
-      if (g->type.type.is_vec()) {  // the high half too
-        Reg hi = alloc_reg();
-        move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, imm.index * 2 + 1);
-        masm_.load64(hi, Registers::kScratch, 0);
-        push_reg(hi);
-        stack_.back().vec_hi = true;
-      }
-      return {};
-    }
-    case Opcode::GlobalSet: {
-      runtime::GlobalInstance* g = instance_.globals[imm.index];
-      if (g->type.type.is_vec()) {  // the high half first (it is on top)
-        Reg hi = pop_to_reg();
-        move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, imm.index * 2 + 1);
-        masm_.store64(Registers::kScratch, 0, hi);
-        free_reg(hi);
-      }
-      Reg r = pop_to_reg();
-      move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, imm.index * 2);
-      masm_.store64(Registers::kScratch, 0, r);
-      free_reg(r);
-      return {};
-    }
     default:
       handled = false;
       return {};
   }
+}
+
+// local.set and local.tee (compile_variable's and compile_instruction's).
+void FunctionCompiler::set_local(uint32_t index, bool tee) {
+  if (local_is_vec(index)) {
+    set_v128_local(local_slot(index), tee);
+    return;
+  }
+  const uint32_t local = local_slot(index);
+  // The value first (it may read this very local), then older lazy reads
+  // of the local, then the store.
+  if (stack_.back().loc == Loc::Local && stack_.back().imm == local) {
+    Reg r = pop_to_reg();
+    push_reg(r);
+  }
+  const StackValue top = stack_.back();
+  stack_.pop_back();
+  materialize_local(local);
+  push_value(top);
+  bool fp_pin = false;
+  if (const int pin = pinned_register(local, fp_pin); pin >= 0) {
+    set_pinned_local(local, Reg(pin), fp_pin, tee);
+    return;
+  }
+  StackValue& v = stack_.back();
+  forget_local_mirrors(local);  // its old value is gone from now on
+  if (v.loc == Loc::Float) {  // a float result goes to the local as it is
+    masm_.fp_store(Registers::kFrame, slot_disp(local), v.reg);
+    record_fp_mirror(v.reg, local);
+    if (!tee) pop_discard();
+    return;
+  }
+  if (v.loc == Loc::Const && int64_t(v.imm) == int64_t(int32_t(v.imm))) {
+    masm_.store64_imm(Registers::kFrame, slot_disp(local), int32_t(v.imm));
+    if (!tee) pop_discard();
+    return;
+  }
+  Reg r = pop_to_reg();
+  masm_.store64(Registers::kFrame, slot_disp(local), r);
+  record_gpr_mirror(r, local);
+  if (tee)
+    push_reg(r);
+  else
+    free_reg(r);
+}
+
+void FunctionCompiler::global_get(uint32_t index) {
+  // Globals never move: their value's address is a constant.
+  runtime::GlobalInstance* g = instance_.globals[index];
+  Reg r = alloc_reg();
+  move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, index * 2);
+  masm_.load64(r, Registers::kScratch, 0);
+  push_reg(r);
+  if (g->type.type.is_vec()) {  // the high half too
+    Reg hi = alloc_reg();
+    move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, index * 2 + 1);
+    masm_.load64(hi, Registers::kScratch, 0);
+    push_reg(hi);
+    stack_.back().vec_hi = true;
+  }
+}
+
+void FunctionCompiler::global_set(uint32_t index) {
+  runtime::GlobalInstance* g = instance_.globals[index];
+  if (g->type.type.is_vec()) {  // the high half first (it is on top)
+    Reg hi = pop_to_reg();
+    move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, index * 2 + 1);
+    masm_.store64(Registers::kScratch, 0, hi);
+    free_reg(hi);
+  }
+  Reg r = pop_to_reg();
+  move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, index * 2);
+  masm_.store64(Registers::kScratch, 0, r);
+  free_reg(r);
 }
 
 // A typed select of two v128s: the stack spilled, the second operand's two

@@ -588,21 +588,64 @@ Result<void> FunctionCompiler::compile_in_family(uint8_t family, Opcode op, cons
 }
 
 Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction& imm) {
-  // The commonest instructions first, without a family's frame (of the
-  // variable family): local.get is a lazy entry, loaded by its consumer.
-  if (op == Opcode::LocalGet) {
-    if (local_slots_.empty()) [[likely]] {
-      push_value(StackValue{Loc::Local, 0, false, imm.index});
+  // The commonest instructions of the variable and control families first,
+  // in one switch, without their family's dispatch and frame (which cost
+  // more than most of these instructions' own work). Control instructions
+  // end straight-line code: the mirrors go, as for the control family below.
+  switch (op) {
+    case Opcode::LocalGet:  // a lazy entry, loaded by its consumer
+      if (local_slots_.empty()) [[likely]] {
+        push_value(StackValue{Loc::Local, 0, false, imm.index});
+      } else {
+        const uint32_t slot = local_slots_[imm.index];
+        push_value(StackValue{Loc::Local, 0, false, slot});
+        if (local_slots_[imm.index + 1] - slot == 2) push_value(StackValue{Loc::Local, 0, true, slot + 1});
+      }
       return {};
-    }
-    const uint32_t slot = local_slots_[imm.index];
-    push_value(StackValue{Loc::Local, 0, false, slot});
-    if (local_slots_[imm.index + 1] - slot == 2) push_value(StackValue{Loc::Local, 0, true, slot + 1});
-    return {};
-  }
-  if (op == Opcode::I32Const || op == Opcode::I64Const) {
-    push_const(imm.bits);
-    return {};
+    case Opcode::I32Const: case Opcode::I64Const:
+      push_const(imm.bits);
+      return {};
+    case Opcode::LocalSet: case Opcode::LocalTee:
+      set_local(imm.index, op == Opcode::LocalTee);
+      return {};
+    case Opcode::GlobalGet:
+      global_get(imm.index);
+      return {};
+    case Opcode::GlobalSet:
+      global_set(imm.index);
+      return {};
+    case Opcode::Drop:
+      drop_value();
+      return {};
+    case Opcode::End:
+      forget_mirrors();
+      end_frame();
+      return {};
+    case Opcode::Block: case Opcode::Loop: case Opcode::If:
+      forget_mirrors();
+      return open_block(op, imm);
+    case Opcode::Br:
+      forget_mirrors();
+      branch_out(imm.index);
+      return {};
+    case Opcode::Return:
+      forget_mirrors();
+      return_from_function();
+      return {};
+    case Opcode::BrIf:
+      forget_mirrors();
+      branch_out_if(imm.index);
+      return {};
+    case Opcode::Else:
+      forget_mirrors();
+      else_frame();
+      return {};
+    case Opcode::Call:
+      forget_mirrors();
+      call_index(imm.index);
+      return {};
+    default:
+      break;
   }
   bool handled = false;
   // A compare feeding br_if/if (the compares are one run of opcodes: only

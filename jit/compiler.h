@@ -438,6 +438,13 @@ class FunctionCompiler {
   bool compile_numeric(Opcode op);                 // compile_numeric.cc; false: not numeric
   Result<void> compile_control(Opcode op, const Instruction& imm, bool& handled);  // compile_control.cc
   Result<void> compile_variable(Opcode op, const Instruction& imm, bool& handled);  // compile_variables.cc
+  void set_local(uint32_t index, bool tee);  // compile_variables.cc
+  void drop_value() {
+    if (stack_.back().vec_hi) pop_discard();  // a v128: both halves
+    pop_discard();
+  }
+  void global_get(uint32_t index);
+  void global_set(uint32_t index);
   Result<void> compile_memory(Opcode op, const Instruction& imm, bool& handled);    // compile_memory.cc
   Result<void> compile_call(Opcode op, const Instruction& imm, bool& handled);      // compile_calls.cc
   Result<void> compile_table(Opcode op, const Instruction& imm, bool& handled);     // compile_tables.cc
@@ -530,6 +537,8 @@ class FunctionCompiler {
   Result<void> compile_fused_compare(Opcode op, bool& handled);
   // Opens an `if` frame whose jump to `else_label` (the false arm) is emitted.
   void open_if(ControlFrame f, Label else_label);
+  // block, loop and if (compile_control's and compile_instruction's).
+  Result<void> open_block(Opcode op, const Instruction& imm);
   // An f32/f64 compare directly followed by br_if or if: the compare and the
   // conditional jump in the float registers (compile_control.cc).
   Result<void> compile_fused_float_compare(Opcode op, bool& handled);
@@ -542,6 +551,15 @@ class FunctionCompiler {
   void prologue(bool params_in_registers);
   void epilogue_and_stubs();
   void branch_to(ControlFrame& target);           // moves + jump (stack spilled)
+  void return_from_function();  // `return`: the result(s) where the caller takes them
+  void branch_out_if(uint32_t depth);  // br_if (compile_control.cc)
+  void call_index(uint32_t index);     // call (compile_calls.cc)
+  // A branch to the frame `depth` levels out: the stack spilled, the rest of the arm dead.
+  void branch_out(uint32_t depth) {
+    spill_all();
+    branch_to(control_[control_.size() - 1 - depth]);
+    mark_unreachable();
+  }
   // A one-result function's result to its slot and to Registers::kResult (or
   // kFloatResult), where a direct caller takes it; the stack emptied.
   void return_single_value();
