@@ -174,6 +174,11 @@ void MacroAssembler::align_code(uint32_t alignment) {
     if (!p) return;
     *p++ = 0xEB;  // jmp rel8
     *p++ = uint8_t(pad - 2);
+    if (size_t(asm_._bufferEnd - p) >= kLoopAlignment) {  // all the padding at once
+      std::memset(p, 0xCC, pad - 2);
+      commit(p + pad - 2);
+      return;
+    }
     commit(p);
     for (pad -= 2; pad > 0;) {
       p = reserve();
