@@ -370,13 +370,10 @@ Result<void> FunctionCompiler::open_block(Opcode op, const Instruction& imm) {
 }
 
 Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm, bool& handled) {
-  // (block, loop, if, else, end, the unconditional branch, br_if and return: compile_instruction's switch)
+  // (unreachable, block, loop, if, else, end, the unconditional branch, br_if
+  // and return: compile_instruction's switch)
   handled = true;
   switch (op) {
-    case Opcode::Unreachable:
-      masm_.jump(trap_label(runtime::TrapKind::Unreachable));
-      mark_unreachable();
-      return {};
     case Opcode::BrOnNull:
     case Opcode::BrOnNonNull: {
       // [t* ref]: br_on_null branches with t* when ref is null and goes on

@@ -7,11 +7,8 @@ namespace weft::jit {
 Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& imm, bool& handled) {
   handled = true;
   switch (op) {
-    // (local.get, local.set, local.tee, global.get, global.set, drop,
-    // i32.const and i64.const, the commonest instructions: compile_instruction's switch)
-    case Opcode::F32Const: case Opcode::F64Const:
-      push_const(imm.bits);
-      return {};
+    // (nop, local.get, local.set, local.tee, global.get, global.set, drop and
+    // the constants, the commonest instructions: compile_instruction's switch)
     case Opcode::RefNull:
       push_const(0);
       return {};
@@ -38,8 +35,6 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
       push_reg(a);
       return {};
     }
-    case Opcode::Nop:
-      return {};
     case Opcode::Select: case Opcode::SelectT: {
       if (stack_[height() - 2].vec_hi) {  // (an untyped select may take v128s too)
         select_v128();

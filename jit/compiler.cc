@@ -602,8 +602,10 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
         if (local_slots_[imm.index + 1] - slot == 2) push_value(StackValue{Loc::Local, 0, true, slot + 1});
       }
       return {};
-    case Opcode::I32Const: case Opcode::I64Const:
+    case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
       push_const(imm.bits);
+      return {};
+    case Opcode::Nop:
       return {};
     case Opcode::LocalSet: case Opcode::LocalTee:
       set_local(imm.index, op == Opcode::LocalTee);
@@ -631,6 +633,11 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
     case Opcode::Return:
       forget_mirrors();
       return_from_function();
+      return {};
+    case Opcode::Unreachable:
+      forget_mirrors();
+      masm_.jump(trap_label(runtime::TrapKind::Unreachable));
+      mark_unreachable();
       return {};
     case Opcode::BrIf:
       forget_mirrors();
