@@ -410,28 +410,8 @@ bool FunctionCompiler::compile_numeric(Opcode op) {
   switch (op) {
     case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
       return false;  // variables family (constants carry immediates)
-    case Opcode::I32Add: int_binary(IntOp::Add, false); return true;
-    case Opcode::I32Sub: int_binary(IntOp::Sub, false); return true;
-    case Opcode::I32Mul: int_binary(IntOp::Mul, false); return true;
-    case Opcode::I32And: int_binary(IntOp::And, false); return true;
-    case Opcode::I32Or: int_binary(IntOp::Or, false); return true;
-    case Opcode::I32Xor: int_binary(IntOp::Xor, false); return true;
-    case Opcode::I64Add: int_binary(IntOp::Add, true); return true;
-    case Opcode::I64Sub: int_binary(IntOp::Sub, true); return true;
-    case Opcode::I64Mul: int_binary(IntOp::Mul, true); return true;
-    case Opcode::I64And: int_binary(IntOp::And, true); return true;
-    case Opcode::I64Or: int_binary(IntOp::Or, true); return true;
-    case Opcode::I64Xor: int_binary(IntOp::Xor, true); return true;
-    case Opcode::I32Shl: shift(ShiftOp::Shl, false); return true;
-    case Opcode::I32ShrS: shift(ShiftOp::ShrS, false); return true;
-    case Opcode::I32ShrU: shift(ShiftOp::ShrU, false); return true;
-    case Opcode::I32Rotl: shift(ShiftOp::Rotl, false); return true;
-    case Opcode::I32Rotr: shift(ShiftOp::Rotr, false); return true;
-    case Opcode::I64Shl: shift(ShiftOp::Shl, true); return true;
-    case Opcode::I64ShrS: shift(ShiftOp::ShrS, true); return true;
-    case Opcode::I64ShrU: shift(ShiftOp::ShrU, true); return true;
-    case Opcode::I64Rotl: shift(ShiftOp::Rotl, true); return true;
-    case Opcode::I64Rotr: shift(ShiftOp::Rotr, true); return true;
+    // (integer add, sub, mul, and, or, xor, shifts and rotations, the
+    // commonest: compile_instruction's switch)
     case Opcode::I32DivS: divide(true, false, false); return true;
     case Opcode::I32DivU: divide(false, false, false); return true;
     case Opcode::I32RemS: divide(true, false, true); return true;

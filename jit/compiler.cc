@@ -17,6 +17,10 @@ namespace {
 // the first time. Relaxed atomics: stores on other threads may compile too.
 enum class Family : uint8_t { Unknown, Numeric, Control, Variable, Memory, Call, Table, Fiber, Exception, Simd };
 std::atomic<uint8_t> g_family[kOpcodeCount];
+// Mirrors survive only straight-line families (see compiler.h).
+constexpr bool straight_line(Family f) {
+  return f == Family::Numeric || f == Family::Variable || f == Family::Memory || f == Family::Simd;
+}
 }  // namespace
 
 namespace {
@@ -634,6 +638,28 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
       forget_mirrors();
       return_from_function();
       return {};
+    case Opcode::I32Add: int_binary(IntOp::Add, false); return {};
+    case Opcode::I32Sub: int_binary(IntOp::Sub, false); return {};
+    case Opcode::I32Mul: int_binary(IntOp::Mul, false); return {};
+    case Opcode::I32And: int_binary(IntOp::And, false); return {};
+    case Opcode::I32Or: int_binary(IntOp::Or, false); return {};
+    case Opcode::I32Xor: int_binary(IntOp::Xor, false); return {};
+    case Opcode::I64Add: int_binary(IntOp::Add, true); return {};
+    case Opcode::I64Sub: int_binary(IntOp::Sub, true); return {};
+    case Opcode::I64Mul: int_binary(IntOp::Mul, true); return {};
+    case Opcode::I64And: int_binary(IntOp::And, true); return {};
+    case Opcode::I64Or: int_binary(IntOp::Or, true); return {};
+    case Opcode::I64Xor: int_binary(IntOp::Xor, true); return {};
+    case Opcode::I32Shl: shift(ShiftOp::Shl, false); return {};
+    case Opcode::I32ShrS: shift(ShiftOp::ShrS, false); return {};
+    case Opcode::I32ShrU: shift(ShiftOp::ShrU, false); return {};
+    case Opcode::I32Rotl: shift(ShiftOp::Rotl, false); return {};
+    case Opcode::I32Rotr: shift(ShiftOp::Rotr, false); return {};
+    case Opcode::I64Shl: shift(ShiftOp::Shl, true); return {};
+    case Opcode::I64ShrS: shift(ShiftOp::ShrS, true); return {};
+    case Opcode::I64ShrU: shift(ShiftOp::ShrU, true); return {};
+    case Opcode::I64Rotl: shift(ShiftOp::Rotl, true); return {};
+    case Opcode::I64Rotr: shift(ShiftOp::Rotr, true); return {};
     case Opcode::Unreachable:
       forget_mirrors();
       masm_.jump(trap_label(runtime::TrapKind::Unreachable));
@@ -670,10 +696,9 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   // family instead of through every family's switch.
   std::atomic<uint8_t>& known = g_family[size_t(op)];
   const uint8_t family = known.load(std::memory_order_relaxed);
-  // Mirrors survive only straight-line families (see compiler.h).
-  if (family != uint8_t(Family::Numeric) && family != uint8_t(Family::Variable) &&
-      family != uint8_t(Family::Memory) && family != uint8_t(Family::Simd))
-    forget_mirrors();
+  // (An opcode not met yet keeps them until its family is known: the code
+  // must not depend on which opcodes the process compiled before.)
+  if (family != uint8_t(Family::Unknown) && !straight_line(Family(family))) forget_mirrors();
   if (family == uint8_t(Family::Numeric)) {
     if (compile_numeric(op)) return {};
   } else if (family != uint8_t(Family::Unknown)) {
@@ -691,10 +716,16 @@ Result<void> FunctionCompiler::compile_first_of_its_kind(Opcode op, const Instru
     known.store(uint8_t(Family::Numeric), std::memory_order_relaxed);
     return {};
   }
-  for (uint8_t f = uint8_t(Family::Control); f <= uint8_t(Family::Simd); ++f) {
-    WEFT_TRY(compile_in_family(f, op, imm, handled));
+  // The straight-line families first, with the mirrors; the others after
+  // forgetting them, as compile_instruction does once the family is known
+  // (a family that declines an opcode has done nothing).
+  static constexpr Family kOrder[] = {Family::Variable, Family::Memory,  Family::Simd,      Family::Control,
+                                      Family::Call,     Family::Table,   Family::Fiber,     Family::Exception};
+  for (const Family f : kOrder) {
+    if (!straight_line(f)) forget_mirrors();
+    WEFT_TRY(compile_in_family(uint8_t(f), op, imm, handled));
     if (handled) {
-      known.store(f, std::memory_order_relaxed);
+      known.store(uint8_t(f), std::memory_order_relaxed);
       return {};
     }
   }
