@@ -696,15 +696,16 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   // family instead of through every family's switch.
   std::atomic<uint8_t>& known = g_family[size_t(op)];
   const uint8_t family = known.load(std::memory_order_relaxed);
-  // (An opcode not met yet keeps them until its family is known: the code
-  // must not depend on which opcodes the process compiled before.)
-  if (family != uint8_t(Family::Unknown) && !straight_line(Family(family))) forget_mirrors();
+  // An opcode not met yet: its family, found out of line, decides whether
+  // the mirrors go (the code must not depend on what the process compiled before).
+  if (family == uint8_t(Family::Unknown)) [[unlikely]]
+    return compile_first_of_its_kind(op, imm);
+  if (!straight_line(Family(family))) forget_mirrors();
   if (family == uint8_t(Family::Numeric)) {
     if (compile_numeric(op)) return {};
-  } else if (family != uint8_t(Family::Unknown)) {
-    return compile_in_family(family, op, imm, handled);
+    return compile_first_of_its_kind(op, imm);
   }
-  return compile_first_of_its_kind(op, imm);
+  return compile_in_family(family, op, imm, handled);
 }
 
 // An opcode whose family is not known yet: every family is asked in turn.
