@@ -56,7 +56,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
   }
 }
 
-// local.set and local.tee (compile_variable's and compile_instruction's).
+// local.set and local.tee (from compile_instruction's switch).
 void FunctionCompiler::set_local(uint32_t index, bool tee) {
   if (local_is_vec(index)) {
     set_v128_local(local_slot(index), tee);
