@@ -189,7 +189,9 @@ class InstructionReader {
 
  private:
   template <bool kSigned>
-  inline bool leb32(const uint8_t*& p, uint32_t& out);
+  [[gnu::always_inline]] inline bool leb32(const uint8_t*& p, uint32_t& out);
+  template <bool kSigned>
+  [[gnu::noinline]] bool leb32_long(const uint8_t*& p, uint32_t& out);
   bool u32(uint32_t& out) { return leb32<false>(p_, out); }
   bool s32(int32_t& out) {
     uint32_t v;
@@ -261,17 +263,32 @@ class InstructionReader {
 // The hot path, inline: most opcodes are one byte and most immediates one LEB
 // byte; everything longer or wrong goes to the out-of-line code.
 
-// LEB128 fast path for 32-bit values: assembles up to five bytes inline;
-// anything unusual (the data ends, too long, unused bits set) goes to
-// leb_slow, which applies core/leb128's exact rules and words the error.
+// LEB128 fast path for 32-bit values: one or two bytes inline (most
+// indices and constants; a call of one of thousands of functions takes two);
+// longer ones out of line (leb32_long), with anything unusual (the data
+// ends, too long, unused bits set) going on to leb_slow, which applies
+// core/leb128's exact rules and words the error. Always inline: a caller
+// with many reads (the JIT's loop) would otherwise get a call per read.
 template <bool kSigned>
-inline bool InstructionReader::leb32(const uint8_t*& cursor, uint32_t& out) {
+[[gnu::always_inline]] inline bool InstructionReader::leb32(const uint8_t*& cursor, uint32_t& out) {
   const uint8_t* const p = cursor;
-  if (p < end_ && *p < 0x80) [[likely]] {  // most indices and constants fit one byte
+  if (p < end_ && *p < 0x80) [[likely]] {
     out = kSigned ? uint32_t(int32_t(uint32_t(*p) << 25) >> 25) : *p;  // sign-extend bit 6
     cursor = p + 1;
     return true;
   }
+  if (end_ - p >= 2 && p[1] < 0x80) {  // (p[0] has its continuation bit: p < end_ failed above otherwise)
+    const uint32_t value = uint32_t(p[0] & 0x7F) | uint32_t(p[1]) << 7;
+    out = kSigned ? uint32_t(int32_t(value << 18) >> 18) : value;  // sign-extend bit 13
+    cursor = p + 2;
+    return true;
+  }
+  return leb32_long<kSigned>(cursor, out);
+}
+
+template <bool kSigned>
+bool InstructionReader::leb32_long(const uint8_t*& cursor, uint32_t& out) {
+  const uint8_t* const p = cursor;
   const size_t avail = size_t(end_ - p);
   uint32_t value = 0;
   for (size_t i = 0; i < 5 && i < avail; ++i) {

@@ -297,6 +297,54 @@ TEST(InstructionReader, PeekDoesNotMoveAndResetReusesTheReader) {
   EXPECT_FALSE(r.peek_opcode().has_value());
 }
 
+// One- and two-byte LEBs are read inline, longer ones out of line: every
+// value at the seams reads the same either way (two bytes encode bits 0-13,
+// the signed ones sign-extended from bit 13), and a body that ends inside a
+// LEB is an error wherever it ends.
+TEST(InstructionReader, LebLengthsAtTheSeams) {
+  struct Case {
+    std::vector<uint8_t> bytes;
+    int64_t value;
+  };
+  const Case i32_consts[] = {
+      {{0x41, 0x3F}, 63},                        // one byte, bit 6 clear
+      {{0x41, 0x40}, -64},                       // one byte, negative
+      {{0x41, 0xC0, 0x00}, 64},                  // two bytes
+      {{0x41, 0xFF, 0x3F}, 8191},                // two bytes, the largest positive
+      {{0x41, 0x80, 0x40}, -8192},               // two bytes, the smallest negative
+      {{0x41, 0xFF, 0x7F}, -1},                  // -1 in two (redundant) bytes
+      {{0x41, 0x80, 0xC0, 0x00}, 8192},          // three bytes: out of line
+      {{0x41, 0xFF, 0xBF, 0x7F}, -8193},
+  };
+  for (const Case& c : i32_consts) {
+    Read r = read_one(c.bytes);
+    ASSERT_TRUE(r.ok) << c.value;
+    EXPECT_EQ(r.insn.i32(), int32_t(c.value));
+    EXPECT_EQ(r.end_pos, c.bytes.size()) << c.value;
+  }
+  const Case indices[] = {
+      {{0x20, 0x7F}, 127},
+      {{0x20, 0x80, 0x01}, 128},
+      {{0x20, 0xFF, 0x7F}, 16383},               // two bytes, the largest
+      {{0x20, 0x80, 0x80, 0x01}, 16384},         // three bytes
+      {{0x20, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F}, 0xFFFFFFFF},
+  };
+  for (const Case& c : indices) {
+    Read r = read_one(c.bytes);
+    ASSERT_TRUE(r.ok) << c.value;
+    EXPECT_EQ(r.insn.index, uint32_t(c.value));
+    EXPECT_EQ(r.end_pos, c.bytes.size()) << c.value;
+  }
+  for (const std::vector<uint8_t>& cut : {std::vector<uint8_t>{0x20, 0x80}, std::vector<uint8_t>{0x41, 0xFF},
+                                          std::vector<uint8_t>{0x20, 0x80, 0x80}}) {
+    Read r = read_one(cut);
+    EXPECT_FALSE(r.ok) << cut.size();
+    EXPECT_STRNE(r.error, "");
+  }
+  Read unused_bits = read_one({0x20, 0xFF, 0xFF, 0xFF, 0xFF, 0x1F});  // a u32's fifth byte above 0x0F
+  EXPECT_FALSE(unused_bits.ok);
+}
+
 // next(cursor, insn) reads what next(insn) reads, the position in the
 // caller's hands; set_cursor gives it back to the reader.
 TEST(InstructionReader, CursorReadsAsNextDoes) {
