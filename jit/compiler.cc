@@ -550,23 +550,16 @@ Result<void> FunctionCompiler::compile() {
   while (!control_.empty()) {
     if (reader_.at_end()) return make_error(ErrorKind::Malformed, "JIT: body ends inside a block");
     instr_offset_ = reader_.pos();
-    WEFT_TRY(read_instruction(imm));
-    const Opcode op = imm.op;
-    if (control_.back().unreachable) {
-      // Dead code: only the block structure matters until the arm ends.
-      if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If || op == Opcode::Handle ||
-          op == Opcode::TryTable) {
-        ++dead_depth_;
-        continue;
-      }
-      if (dead_depth_ > 0) {
-        if (op == Opcode::End) --dead_depth_;
-        continue;
-      }
-      // `event` starts a clause of the frame whose arm is dead: live again.
-      if (op != Opcode::End && op != Opcode::Else && op != Opcode::Event) continue;
+    if (control_.back().unreachable) [[unlikely]] {
+      // Dead code: only the block structure matters until the arm ends. The
+      // instruction that makes the code live again is read a second time,
+      // as live code, below.
+      const uint8_t* const at = reader_.cursor();
+      WEFT_TRY(read_instruction(imm));
+      if (!ends_dead_code(imm.op)) continue;
+      reader_.set_cursor(at);
     }
-    WEFT_TRY(compile_instruction(op, imm));
+    WEFT_TRY(read_and_compile(imm));
   }
   epilogue_and_stubs();
   if (!masm_.error().empty()) return make_error(ErrorKind::Limit, "JIT assembler: " + masm_.error());
@@ -591,13 +584,18 @@ Result<void> FunctionCompiler::compile_in_family(uint8_t family, Opcode op, cons
   return {};
 }
 
-Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction& imm) {
-  // The commonest instructions of the variable and control families first,
-  // in one switch, without their family's dispatch and frame (which cost
-  // more than most of these instructions' own work). Control instructions
-  // end straight-line code: the mirrors go, as for the control family below.
-  switch (op) {
-    case Opcode::LocalGet:  // a lazy entry, loaded by its consumer
+// The commonest instructions, read and compiled in one switch on the opcode
+// byte: each case reads its immediates knowing their kind (one dispatch per
+// instruction instead of the reader's on the kind and then ours on the
+// opcode), and goes straight to its handler without its family's dispatch
+// and frame (which cost more than most of these instructions' own work).
+// Control instructions end straight-line code: the mirrors go, as for the
+// control family in compile_instruction. Everything else is read in full and
+// compiled by compile_instruction.
+Result<void> FunctionCompiler::read_and_compile(Instruction& imm) {
+  switch (reader_.peek_single()) {
+    case int16_t(Opcode::LocalGet):  // a lazy entry, loaded by its consumer
+      WEFT_TRY(read_single<Opcode::LocalGet>(imm));
       if (local_slots_.empty()) [[likely]] {
         push_value(StackValue{Loc::Local, 0, false, imm.index});
       } else {
@@ -606,80 +604,138 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
         if (local_slots_[imm.index + 1] - slot == 2) push_value(StackValue{Loc::Local, 0, true, slot + 1});
       }
       return {};
-    case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
+    case int16_t(Opcode::I32Const):
+      WEFT_TRY(read_single<Opcode::I32Const>(imm));
       push_const(imm.bits);
       return {};
-    case Opcode::Nop:
+    case int16_t(Opcode::I64Const):
+      WEFT_TRY(read_single<Opcode::I64Const>(imm));
+      push_const(imm.bits);
       return {};
-    case Opcode::LocalSet: case Opcode::LocalTee:
-      set_local(imm.index, op == Opcode::LocalTee);
+    case int16_t(Opcode::F32Const):
+      WEFT_TRY(read_single<Opcode::F32Const>(imm));
+      push_const(imm.bits);
       return {};
-    case Opcode::GlobalGet:
+    case int16_t(Opcode::F64Const):
+      WEFT_TRY(read_single<Opcode::F64Const>(imm));
+      push_const(imm.bits);
+      return {};
+    case int16_t(Opcode::Nop):
+      return read_single<Opcode::Nop>(imm);
+    case int16_t(Opcode::LocalSet):
+      WEFT_TRY(read_single<Opcode::LocalSet>(imm));
+      set_local(imm.index, false);
+      return {};
+    case int16_t(Opcode::LocalTee):
+      WEFT_TRY(read_single<Opcode::LocalTee>(imm));
+      set_local(imm.index, true);
+      return {};
+    case int16_t(Opcode::GlobalGet):
+      WEFT_TRY(read_single<Opcode::GlobalGet>(imm));
       global_get(imm.index);
       return {};
-    case Opcode::GlobalSet:
+    case int16_t(Opcode::GlobalSet):
+      WEFT_TRY(read_single<Opcode::GlobalSet>(imm));
       global_set(imm.index);
       return {};
-    case Opcode::Drop:
+    case int16_t(Opcode::Drop):
+      WEFT_TRY(read_single<Opcode::Drop>(imm));
       drop_value();
       return {};
-    case Opcode::End:
+    case int16_t(Opcode::End):
+      WEFT_TRY(read_single<Opcode::End>(imm));
       forget_mirrors();
       end_frame();
       return {};
-    case Opcode::Block: case Opcode::Loop: case Opcode::If:
+    case int16_t(Opcode::Block):
+      WEFT_TRY(read_single<Opcode::Block>(imm));
       forget_mirrors();
-      return open_block(op, imm);
-    case Opcode::Br:
+      return open_block(Opcode::Block, imm);
+    case int16_t(Opcode::Loop):
+      WEFT_TRY(read_single<Opcode::Loop>(imm));
+      forget_mirrors();
+      return open_block(Opcode::Loop, imm);
+    case int16_t(Opcode::If):
+      WEFT_TRY(read_single<Opcode::If>(imm));
+      forget_mirrors();
+      return open_block(Opcode::If, imm);
+    case int16_t(Opcode::Br):
+      WEFT_TRY(read_single<Opcode::Br>(imm));
       forget_mirrors();
       branch_out(imm.index);
       return {};
-    case Opcode::Return:
+    case int16_t(Opcode::BrIf):
+      WEFT_TRY(read_single<Opcode::BrIf>(imm));
+      forget_mirrors();
+      branch_out_if(imm.index);
+      return {};
+    case int16_t(Opcode::Return):
+      WEFT_TRY(read_single<Opcode::Return>(imm));
       forget_mirrors();
       return_from_function();
       return {};
-    case Opcode::I32Add: int_binary(IntOp::Add, false); return {};
-    case Opcode::I32Sub: int_binary(IntOp::Sub, false); return {};
-    case Opcode::I32Mul: int_binary(IntOp::Mul, false); return {};
-    case Opcode::I32And: int_binary(IntOp::And, false); return {};
-    case Opcode::I32Or: int_binary(IntOp::Or, false); return {};
-    case Opcode::I32Xor: int_binary(IntOp::Xor, false); return {};
-    case Opcode::I64Add: int_binary(IntOp::Add, true); return {};
-    case Opcode::I64Sub: int_binary(IntOp::Sub, true); return {};
-    case Opcode::I64Mul: int_binary(IntOp::Mul, true); return {};
-    case Opcode::I64And: int_binary(IntOp::And, true); return {};
-    case Opcode::I64Or: int_binary(IntOp::Or, true); return {};
-    case Opcode::I64Xor: int_binary(IntOp::Xor, true); return {};
-    case Opcode::I32Shl: shift(ShiftOp::Shl, false); return {};
-    case Opcode::I32ShrS: shift(ShiftOp::ShrS, false); return {};
-    case Opcode::I32ShrU: shift(ShiftOp::ShrU, false); return {};
-    case Opcode::I32Rotl: shift(ShiftOp::Rotl, false); return {};
-    case Opcode::I32Rotr: shift(ShiftOp::Rotr, false); return {};
-    case Opcode::I64Shl: shift(ShiftOp::Shl, true); return {};
-    case Opcode::I64ShrS: shift(ShiftOp::ShrS, true); return {};
-    case Opcode::I64ShrU: shift(ShiftOp::ShrU, true); return {};
-    case Opcode::I64Rotl: shift(ShiftOp::Rotl, true); return {};
-    case Opcode::I64Rotr: shift(ShiftOp::Rotr, true); return {};
-    case Opcode::Unreachable:
+    case int16_t(Opcode::Else):
+      WEFT_TRY(read_single<Opcode::Else>(imm));
+      forget_mirrors();
+      else_frame();
+      return {};
+    case int16_t(Opcode::Call):
+      WEFT_TRY(read_single<Opcode::Call>(imm));
+      forget_mirrors();
+      call_index(imm.index);
+      return {};
+    case int16_t(Opcode::Unreachable):
+      WEFT_TRY(read_single<Opcode::Unreachable>(imm));
       forget_mirrors();
       masm_.jump(trap_label(runtime::TrapKind::Unreachable));
       mark_unreachable();
       return {};
-    case Opcode::BrIf:
-      forget_mirrors();
-      branch_out_if(imm.index);
-      return {};
-    case Opcode::Else:
-      forget_mirrors();
-      else_frame();
-      return {};
-    case Opcode::Call:
-      forget_mirrors();
-      call_index(imm.index);
-      return {};
+    case int16_t(Opcode::I32Add): return int_binary_of<Opcode::I32Add>(IntOp::Add, false, imm);
+    case int16_t(Opcode::I32Sub): return int_binary_of<Opcode::I32Sub>(IntOp::Sub, false, imm);
+    case int16_t(Opcode::I32Mul): return int_binary_of<Opcode::I32Mul>(IntOp::Mul, false, imm);
+    case int16_t(Opcode::I32And): return int_binary_of<Opcode::I32And>(IntOp::And, false, imm);
+    case int16_t(Opcode::I32Or): return int_binary_of<Opcode::I32Or>(IntOp::Or, false, imm);
+    case int16_t(Opcode::I32Xor): return int_binary_of<Opcode::I32Xor>(IntOp::Xor, false, imm);
+    case int16_t(Opcode::I64Add): return int_binary_of<Opcode::I64Add>(IntOp::Add, true, imm);
+    case int16_t(Opcode::I64Sub): return int_binary_of<Opcode::I64Sub>(IntOp::Sub, true, imm);
+    case int16_t(Opcode::I64Mul): return int_binary_of<Opcode::I64Mul>(IntOp::Mul, true, imm);
+    case int16_t(Opcode::I64And): return int_binary_of<Opcode::I64And>(IntOp::And, true, imm);
+    case int16_t(Opcode::I64Or): return int_binary_of<Opcode::I64Or>(IntOp::Or, true, imm);
+    case int16_t(Opcode::I64Xor): return int_binary_of<Opcode::I64Xor>(IntOp::Xor, true, imm);
+    case int16_t(Opcode::I32Shl): return shift_of<Opcode::I32Shl>(ShiftOp::Shl, false, imm);
+    case int16_t(Opcode::I32ShrS): return shift_of<Opcode::I32ShrS>(ShiftOp::ShrS, false, imm);
+    case int16_t(Opcode::I32ShrU): return shift_of<Opcode::I32ShrU>(ShiftOp::ShrU, false, imm);
+    case int16_t(Opcode::I32Rotl): return shift_of<Opcode::I32Rotl>(ShiftOp::Rotl, false, imm);
+    case int16_t(Opcode::I32Rotr): return shift_of<Opcode::I32Rotr>(ShiftOp::Rotr, false, imm);
+    case int16_t(Opcode::I64Shl): return shift_of<Opcode::I64Shl>(ShiftOp::Shl, true, imm);
+    case int16_t(Opcode::I64ShrS): return shift_of<Opcode::I64ShrS>(ShiftOp::ShrS, true, imm);
+    case int16_t(Opcode::I64ShrU): return shift_of<Opcode::I64ShrU>(ShiftOp::ShrU, true, imm);
+    case int16_t(Opcode::I64Rotl): return shift_of<Opcode::I64Rotl>(ShiftOp::Rotl, true, imm);
+    case int16_t(Opcode::I64Rotr): return shift_of<Opcode::I64Rotr>(ShiftOp::Rotr, true, imm);
     default:
       break;
   }
+  WEFT_TRY(read_instruction(imm));
+  return compile_instruction(imm.op, imm);
+}
+
+// The code is dead until the arm ends: false while `op` keeps it so (nested
+// blocks counted), true for the end, else or event that makes it live.
+bool FunctionCompiler::ends_dead_code(Opcode op) {
+  if (op == Opcode::Block || op == Opcode::Loop || op == Opcode::If || op == Opcode::Handle ||
+      op == Opcode::TryTable) {
+    ++dead_depth_;
+    return false;
+  }
+  if (dead_depth_ > 0) {
+    if (op == Opcode::End) --dead_depth_;
+    return false;
+  }
+  // `event` starts a clause of the frame whose arm is dead: live again.
+  return op == Opcode::End || op == Opcode::Else || op == Opcode::Event;
+}
+
+Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction& imm) {
   bool handled = false;
   // A compare feeding br_if/if (the compares are one run of opcodes: only
   // they pay for the look at the next instruction).

@@ -427,6 +427,20 @@ class FunctionCompiler {
     return read_failed_or_select(read, insn);
   }
   Result<void> read_failed_or_select(bool read, const Instruction& insn);
+  // A single-byte opcode `Op`, known to be next, with its immediates (of the
+  // kind the opcode table gives it): read_instruction without its dispatch.
+  template <Opcode Op>
+  [[gnu::always_inline]] Result<void> read_single(Instruction& insn) {
+    const uint8_t* cursor = reader_.cursor();
+    const bool read = reader_.next_single<kImmediateKind[size_t(Op)]>(cursor, insn);
+    reader_.set_cursor(cursor);
+    if (read) [[likely]] return {};
+    return read_failed_or_select(read, insn);
+  }
+  // The next instruction, read and compiled (compiler.cc); inline in
+  // compile()'s loop, its one caller.
+  [[gnu::always_inline]] inline Result<void> read_and_compile(Instruction& imm);
+  bool ends_dead_code(Opcode op);
 
   // ---- families ---------------------------------------------------------
   // Inlined into compile()'s loop, its one caller: per instruction, a call
@@ -522,6 +536,19 @@ class FunctionCompiler {
   void compare(Cond cond, bool wide);
   void eqz(bool wide);
   void shift(ShiftOp op, bool wide);
+  // read_and_compile's arithmetic cases: the instruction read, then compiled.
+  template <Opcode Op>
+  [[gnu::always_inline]] Result<void> int_binary_of(IntOp op, bool wide, Instruction& imm) {
+    WEFT_TRY(read_single<Op>(imm));
+    int_binary(op, wide);
+    return {};
+  }
+  template <Opcode Op>
+  [[gnu::always_inline]] Result<void> shift_of(ShiftOp op, bool wide, Instruction& imm) {
+    WEFT_TRY(read_single<Op>(imm));
+    shift(op, wide);
+    return {};
+  }
   void divide(bool is_signed, bool wide, bool remainder);
   bool divide_by_constant(bool is_signed, bool wide, bool remainder, bool& checked);
   void extend(int from_bits, bool wide);
