@@ -63,13 +63,20 @@ struct CatchHole {
   uint32_t begin = 0, end = 0;
 };
 
+// A function's try_table bodies, for the unwinder; only functions that have
+// any carry one (the record of every other function stays smaller).
+struct CatchTables {
+  std::vector<CatchRegion> regions;  // innermost first where nested
+  std::vector<CatchTarget> targets;
+  std::vector<CatchHole> holes;
+};
+
 struct CompiledFunction {
   std::vector<uint32_t> code;
   // Where a call starts: code.data() once translated; while pending, one
   // ITranslate op shared by every pending record (make_pending), so that
   // deferring a function's translation allocates nothing.
   const uint32_t* entry = nullptr;
-  std::vector<uint64_t> constants;   // copied into the frame's constant slots on entry
   // What a call writes above the params: `local_slots` zeros, then the
   // constants — one contiguous image, so entry is a single inline copy loop
   // (no memset + memcpy calls through the PLT on every call).
@@ -86,10 +93,8 @@ struct CompiledFunction {
   // clauses a fresh fiber starts at.
   std::vector<std::unique_ptr<DispatchSite>> sites;
   const DispatchSite* entry_site = nullptr;
-  // Exception handling: try_table bodies, innermost first where nested.
-  std::vector<CatchRegion> catch_regions;
-  std::vector<CatchTarget> catch_targets;
-  std::vector<CatchHole> catch_holes;
+  // Exception handling: null without try_table.
+  std::unique_ptr<CatchTables> catches;
   // What the IFuel at the start of the code charges (0 when unmetered). A fresh
   // fiber entered at a function-level clause skips that op, so it pays this on entry.
   uint32_t entry_fuel = 0;

@@ -258,17 +258,19 @@ unwind: {
   runtime::ExceptionObject* const exn = store.thrown;
   for (;;) {
     uint32_t at = uint32_t(pc - fn->code.data()) - 1;
-    for (const CatchHole& hole : fn->catch_holes)
-      if (at >= hole.begin && at < hole.end) at = UINT32_MAX;  // in no range
-    for (const CatchRegion& region : fn->catch_regions) {
-      if (at < region.begin || at >= region.end) continue;
-      const CatchTarget* clause = fn->catch_targets.data() + region.first_clause;
-      for (uint32_t i = 0; i < region.clause_count; ++i, ++clause) {
-        if (clause->tag_id != 0 && clause->tag_id != exn->tag->id) continue;
-        store.catch_thrown(&fp[clause->dest_slot].u64, clause->payload_slots, clause->with_ref);
-        pc = fn->code.data() + clause->target_pc;
-        RELOAD_MEMORY();
-        DISPATCH();
+    if (const CatchTables* const catches = fn->catches.get()) {  // (none without try_table)
+      for (const CatchHole& hole : catches->holes)
+        if (at >= hole.begin && at < hole.end) at = UINT32_MAX;  // in no range
+      for (const CatchRegion& region : catches->regions) {
+        if (at < region.begin || at >= region.end) continue;
+        const CatchTarget* clause = catches->targets.data() + region.first_clause;
+        for (uint32_t i = 0; i < region.clause_count; ++i, ++clause) {
+          if (clause->tag_id != 0 && clause->tag_id != exn->tag->id) continue;
+          store.catch_thrown(&fp[clause->dest_slot].u64, clause->payload_slots, clause->with_ref);
+          pc = fn->code.data() + clause->target_pc;
+          RELOAD_MEMORY();
+          DISPATCH();
+        }
       }
     }
     if (depth == entry_depth) break;

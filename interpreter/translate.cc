@@ -52,9 +52,9 @@ struct Ctrl {
   std::vector<uint8_t> results;     // widths
   uint32_t loop_start = 0;          // Loop: code index of the loop head
   std::vector<Fixup> fixups;        // forward branches to the end
-  std::vector<uint32_t> catch_fixups;  // catch clauses (CompiledFunction::catch_targets) that land at the end
+  std::vector<uint32_t> catch_fixups;  // catch clauses (CatchTables::targets) that land at the end
   uint32_t region_begin = 0;        // TryTable: code index of the body's start
-  uint32_t first_target = 0;        // TryTable: its clauses in catch_targets
+  uint32_t first_target = 0;        // TryTable: its clauses in CatchTables::targets
   uint32_t target_count = 0;
   std::optional<Fixup> else_fixup;  // If: the jump to the else branch
   bool unreachable = false;
@@ -311,6 +311,10 @@ class Translator {
   void emit_cond_branch(const CondBranch& br, Fixup& fixup);
 
   // Exception handling.
+  CatchTables& catch_tables() {
+    if (!out_.catches) out_.catches = std::make_unique<CatchTables>();
+    return *out_.catches;
+  }
   void enter_try_table(const Instruction& in);
   void emit_throw(const runtime::TagInstance* tag);
   std::vector<uint32_t> return_fixups_;  // catch clauses that return from the function
@@ -319,7 +323,7 @@ class Translator {
   void leave_catch_ranges(uint32_t begin) {
     for (size_t i = 0; i < ctrls_.size(); ++i)
       if (ctrls_[i].kind == Opcode::TryTable) {
-        out_.catch_holes.push_back({begin, here()});
+        catch_tables().holes.push_back({begin, here()});
         return;
       }
   }
@@ -509,12 +513,12 @@ void Translator::do_event(uint32_t tag_index, uint32_t clause_offset) {
 // as a branch would leave them. The labels are outside the try_table, so
 // the clauses are resolved before its frame opens.
 void Translator::enter_try_table(const Instruction& in) {
-  const uint32_t first = uint32_t(out_.catch_targets.size());
+  const uint32_t first = uint32_t(catch_tables().targets.size());
   for (const CatchClause& clause : in.catches) {
     CatchTarget t;
     const uint32_t target_index = uint32_t(ctrls_.size() - 1 - clause.label);
     Ctrl& target = ctrls_[target_index];
-    const uint32_t index = uint32_t(out_.catch_targets.size());
+    const uint32_t index = uint32_t(catch_tables().targets.size());
     if (clause.has_tag()) {
       const runtime::TagInstance* tag = inst_.tags[clause.tag];
       t.tag_id = tag->id;
@@ -531,12 +535,12 @@ void Translator::enter_try_table(const Instruction& in) {
       else
         target.catch_fixups.push_back(index);
     }
-    out_.catch_targets.push_back(t);
+    catch_tables().targets.push_back(t);
   }
   enter_block(Opcode::TryTable, in.block);
   Ctrl& c = ctrls_.back();
   c.first_target = first;
-  c.target_count = uint32_t(out_.catch_targets.size()) - first;
+  c.target_count = uint32_t(catch_tables().targets.size()) - first;
   bind_label();  // nothing before the body may fuse with it
   c.region_begin = here();
 }
@@ -819,10 +823,11 @@ Result<void> Translator::collect_constants() {
   // slots sit below the operand temps (which callee frames may overlap).
   InstructionReader r(func_.body);
   Instruction in;
+  // The constants follow the locals' zeros in frame_init, in slot order.
   uint32_t next = out_.const_base;
   auto add = [&](uint64_t bits) {
     if (const_slots_.emplace(bits, next)) {
-      out_.constants.push_back(bits);
+      out_.frame_init.push_back(bits);
       ++next;
     }
   };
@@ -834,8 +839,8 @@ Result<void> Translator::collect_constants() {
       // Two consecutive slots, lo first; deduplicated apart from the scalars.
       const V128Bits v = v128_bits(in);
       if (v128_const_slots_.emplace(v, next).second) {
-        out_.constants.push_back(v.first);
-        out_.constants.push_back(v.second);
+        out_.frame_init.push_back(v.first);
+        out_.frame_init.push_back(v.second);
         next += 2;
       }
     }
@@ -904,7 +909,7 @@ bool Translator::do_end() {
   }
   if (c.kind == Opcode::TryTable) {
     // Code after the body (the moves below) cannot throw: the range ends here.
-    out_.catch_regions.push_back({c.region_begin, here(), c.first_target, c.target_count});
+    catch_tables().regions.push_back({c.region_begin, here(), c.first_target, c.target_count});
   }
   if (fallthrough) move_top_to(c.base_slot, c.results);
   bool reachable_after = fallthrough;
@@ -913,7 +918,7 @@ bool Translator::do_end() {
       bind_label();
       reachable_after = true;
     }
-    for (uint32_t t : c.catch_fixups) out_.catch_targets[t].target_pc = here();
+    for (uint32_t t : c.catch_fixups) catch_tables().targets[t].target_pc = here();
     for (const Fixup& f : c.fixups) patch(f, here());
     if (c.else_fixup) patch(*c.else_fixup, here());  // `if` without `else`: params == results
   }
@@ -1061,10 +1066,9 @@ Result<void> Translator::run() {
   out_.local_slots = slot - out_.param_slots;
   out_.const_base = slot;
   for (ValType t : ft.results) out_.result_slots += width_of(t);
-  WEFT_TRY(collect_constants());
-  temp_base_ = out_.const_base + uint32_t(out_.constants.size());
   out_.frame_init.assign(out_.local_slots, 0);
-  out_.frame_init.insert(out_.frame_init.end(), out_.constants.begin(), out_.constants.end());
+  WEFT_TRY(collect_constants());  // (appends the constants to frame_init)
+  temp_base_ = out_.const_base + uint32_t(out_.frame_init.size() - out_.local_slots);
   out_.frame_slots = temp_base_ + max_stack_slots_ + 2;
 
   Ctrl& fn = ctrls_.next();
@@ -1154,7 +1158,7 @@ Result<void> Translator::run() {
             // Catch clauses that branch to the function's label land here,
             // their values already in the result slots.
             bind_label();
-            for (uint32_t t : return_fixups_) out_.catch_targets[t].target_pc = here();
+            for (uint32_t t : return_fixups_) catch_tables().targets[t].target_pc = here();
             emit_op(IOp::IReturn);
           }
           return {};
