@@ -114,7 +114,7 @@ uint32_t weft_jit_enter_host(JitContext* ctx, uint64_t* fp, runtime::FuncInstanc
   std::memcpy(args, fp, size_t(in) * sizeof(uint64_t));
   uint64_t* saved_top = stack.top;
   stack.top = args_end;
-  Result<void> r = self->host(args, fp);
+  Result<void> r = self->host->call(args, fp);
   stack.top = saved_top;
   sync_after_switch(ctx);  // a re-entry into Wasm may have run fibers
   if (r.ok()) return 0;

@@ -31,6 +31,13 @@ using TypeId = uint32_t;
 // Error of kind Trap traps the calling Wasm code.
 using HostFunction = std::function<Result<void>(const uint64_t* args, uint64_t* results)>;
 
+// What only a host function has, boxed: a module's own functions (tens of
+// thousands in a large program, all made at instantiation) do not carry it.
+struct HostCallable {
+  HostFunction call;
+  std::string debug_name;
+};
+
 struct FuncInstance {
   TypeId type_id = 0;
   const FuncType* type = nullptr;
@@ -53,8 +60,7 @@ struct FuncInstance {
   // from the JitContext); nullptr when the function has no such clauses or is
   // not JIT code.
   void* native_clause_entry = nullptr;
-  HostFunction host;             // host functions only
-  std::string debug_name;
+  std::unique_ptr<HostCallable> host;  // host functions only
 
   bool is_host() const { return instance == nullptr; }
 };

@@ -72,8 +72,7 @@ FuncInstance* Store::add_host_function(const FuncType& type, HostFunction fn, st
   f->type = &type_of(f->type_id);
   f->param_slots = slot_count(f->type->params);
   f->result_slots = slot_count(f->type->results);
-  f->host = std::move(fn);
-  f->debug_name = std::move(debug_name);
+  f->host = std::make_unique<HostCallable>(HostCallable{std::move(fn), std::move(debug_name)});
   return add_function(std::move(f));
 }
 
@@ -159,7 +158,7 @@ Result<void> Store::invoke(FuncInstance* func, uint64_t* args_results) {
   if (func->is_host()) {
     std::vector<uint64_t> args(args_results, args_results + func->param_slots);
     host_caller = nullptr;  // the embedder's own call
-    return func->host(args.data(), args_results);
+    return func->host->call(args.data(), args_results);
   }
   return executor_->call(func, args_results);
 }
