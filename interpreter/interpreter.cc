@@ -2,6 +2,7 @@
 #include "interpreter/interpreter.h"
 
 #include <cstring>
+#include <vector>
 
 #include "interpreter/translate.h"
 #include "runtime/native_stack.h"
@@ -38,31 +39,38 @@ Result<void> Interpreter::prepare(runtime::Instance& instance, bool lazy) {
   const Module& module = *instance.module;
   const uint32_t imported = module.num_imported_functions();
   runtime::MemoryInstance* memory = instance.memories.empty() ? &no_memory_ : instance.memories[0];
-  // Allocate every function's record first: calls embed the callee's address.
+  // Every function's record exists before any is translated: calls embed
+  // the callee's address. One pass writes each record whole (pending, as
+  // by default, or just its function and memory when translated below):
+  // a large module's records are megabytes, more than the cache holds, and
+  // a second pass would fetch every line again.
   code->count = module.functions.size();
   code->functions = std::make_unique<CompiledFunction[]>(code->count);
+  std::vector<uint32_t> translate_now;
   for (size_t i = 0; i < code->count; ++i) {
     CompiledFunction& cf = code->functions[i];
-    cf.func = instance.functions[imported + i];
-    cf.memory = memory;
-    cf.func->compiled = &cf;
-  }
-  for (size_t i = 0; i < module.functions.size(); ++i) {
+    runtime::FuncInstance* func = instance.functions[imported + i];
+    func->compiled = &cf;
     if (lazy) {
       // Deferred, except where translation refuses the function outright (an
       // oversized frame): that stays an instantiation error on every tier.
       uint64_t declared = 0;
       for (const LocalGroup& g : module.functions[i].locals) declared += uint64_t(g.count) * g.type.slots();
       if (declared <= kMaxLocalSlots) {
-        make_pending(code->functions[i], code->functions[i].func, memory);
+        make_pending(cf, func, memory);
         continue;
       }
     }
-    Result<void> r = translate_function(instance, uint32_t(i), instance.info->functions[i].max_stack_height,
+    cf.func = func;
+    cf.memory = memory;
+    translate_now.push_back(uint32_t(i));
+  }
+  for (const uint32_t i : translate_now) {
+    Result<void> r = translate_function(instance, i, instance.info->functions[i].max_stack_height,
                                         code->functions[i]);
     if (!r.ok()) {
       Error e = std::move(r).error();
-      e.location = Location::in_function(imported + uint32_t(i), 0);
+      e.location = Location::in_function(imported + i, 0);
       for (size_t k = 0; k < code->count; ++k) code->functions[k].func->compiled = nullptr;
       return e;
     }
