@@ -115,6 +115,9 @@ void CodeTemplate::keep_sites(const runtime::Instance& instance, std::span<const
     fiber_sites.back()->callee = nullptr;
   }
   for (const auto& site : catches) catch_sites.push_back(rebind_catch_site(*site, instance));
+  // (An instance's whole code numbers its sites from 0 already: nothing to
+  // renumber, and a large module's relocations are megabytes to walk.)
+  if (first_fiber_site == 0 && first_catch_site == 0) return;
   for (Relocation& r : relocations) {
     switch (r.ref) {
       case InstanceRef::FiberSite: case InstanceRef::ResumeCache: case InstanceRef::SiteTag:
