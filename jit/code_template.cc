@@ -90,16 +90,17 @@ bool CodeTemplate::instantiate(const runtime::Instance& instance, runtime::Memor
   for (const auto& site : this->catch_sites) new_catch_sites.push_back(rebind_catch_site(*site, instance));
   std::memcpy(out, code().data(), code().size());
   const InstanceWords words{&instance, memory0, context, new_fiber_sites, new_catch_sites};
-  for (const Relocation& r : relocations) {
+  bool fits = true;
+  relocations.for_each([&](const Relocation& r) {
     const uint64_t value = instance_word(words, r.ref, r.index);
-    if (!r.narrow) {
+    if (!r.narrow)
       MacroAssembler::patch_constant(out, r.at, value);
-    } else if (value <= uint64_t(INT32_MAX)) {
+    else if (value <= uint64_t(INT32_MAX))
       MacroAssembler::patch_constant32(out, r.at, uint32_t(value));
-    } else {
-      return false;
-    }
-  }
+    else
+      fits = false;
+  });
+  if (!fits) return false;
   for (auto& site : new_fiber_sites) fiber_sites.push_back(std::move(site));
   for (auto& site : new_catch_sites) catch_sites.push_back(std::move(site));
   return true;
@@ -118,7 +119,32 @@ void CodeTemplate::keep_sites(const runtime::Instance& instance, std::span<const
   // (An instance's whole code numbers its sites from 0 already: nothing to
   // renumber, and a large module's relocations are megabytes to walk.)
   if (first_fiber_site == 0 && first_catch_site == 0) return;
-  for (Relocation& r : relocations) {
+  relocations.renumber_sites(first_fiber_site, first_catch_site);
+}
+
+void RelocationList::add_long(const Relocation& r) {
+  if (capacity_ - used_ < kMaxEntryBytes) grow(used_ + kMaxEntryBytes);
+  const int64_t delta = int64_t(r.at) - int64_t(last_at_);
+  uint8_t* p = data_.get() + used_;
+  p[0] = uint8_t(r.ref) | (r.narrow ? 0x80 : 0);
+  p = put_leb(put_leb(p + 1, uint64_t(delta) << 1 ^ uint64_t(delta >> 63)), r.index);
+  used_ = size_t(p - data_.get());
+  last_at_ = r.at;
+  ++count_;
+}
+
+void RelocationList::grow(size_t at_least) {
+  const size_t capacity = std::max({at_least, capacity_ * 2, size_t(256)});
+  std::unique_ptr<uint8_t[]> data(new uint8_t[capacity]);
+  if (used_) std::memcpy(data.get(), data_.get(), used_);
+  data_ = std::move(data);
+  capacity_ = capacity;
+}
+
+void RelocationList::renumber_sites(uint32_t first_fiber_site, uint32_t first_catch_site) {
+  RelocationList renumbered;
+  renumbered.reserve(count_);
+  for_each([&](Relocation r) {
     switch (r.ref) {
       case InstanceRef::FiberSite: case InstanceRef::ResumeCache: case InstanceRef::SiteTag:
       case InstanceRef::DispatchSlots: case InstanceRef::DispatchMultiplier: case InstanceRef::DispatchKey:
@@ -127,7 +153,9 @@ void CodeTemplate::keep_sites(const runtime::Instance& instance, std::span<const
       case InstanceRef::CatchSite: r.index -= first_catch_site; break;
       default: break;
     }
-  }
+    renumbered.add(r);
+  });
+  *this = std::move(renumbered);
 }
 
 std::shared_ptr<ModuleCode> shared_module_code(const std::shared_ptr<const Module>& module, CodeShape shape) {

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "jit/context.h"
@@ -51,8 +52,6 @@ enum class InstanceRef : uint8_t {
   TypeId,              // the canonical id of the module's type `index` (Instance::type_ids)
 };
 
-// (12 bytes: a large module has one per ~10 bytes of code section, kept for
-// the module's life.)
 struct Relocation {
   uint32_t at;  // MacroAssembler::patch_constant's offset, in the code's buffer
   uint32_t index;
@@ -61,7 +60,102 @@ struct Relocation {
   // below 2^31, and is not made for an instance whose value is larger.
   bool narrow = false;
 };
-static_assert(sizeof(Relocation) == 12);
+
+// A template's relocations, packed: a large module has one per ~10 bytes of
+// code section, writes them all while compiling it and keeps them for its
+// life (as 12-byte structs, 2.6 MB for a 2.2 MB code section). Each is a
+// byte-stream entry: the ref with the narrow flag (one byte), the distance
+// from the previous entry's `at` (zigzag LEB128: the offsets mostly ascend,
+// by little), then the index (LEB128) — 3 to 5 bytes for most.
+class RelocationList {
+ public:
+  static constexpr size_t kMaxEntryBytes = 1 + 5 + 5;
+
+  RelocationList() = default;
+  RelocationList(RelocationList&& other) noexcept { *this = std::move(other); }
+  RelocationList& operator=(RelocationList&& other) noexcept {  // (the other is left empty)
+    data_ = std::move(other.data_);
+    used_ = std::exchange(other.used_, 0);
+    capacity_ = std::exchange(other.capacity_, 0);
+    last_at_ = std::exchange(other.last_at_, 0);
+    count_ = std::exchange(other.count_, 0);
+    return *this;
+  }
+
+  // The common entry (a step below 64 bytes, an index below 128: two in
+  // three in a large module) inline, three bytes; the others out of line.
+  void add(const Relocation& r) {
+    static_assert(uint8_t(InstanceRef::TypeId) < 0x80, "the ref shares its byte with the narrow flag");
+    const int64_t delta = int64_t(r.at) - int64_t(last_at_);
+    const uint64_t zigzag = uint64_t(delta) << 1 ^ uint64_t(delta >> 63);
+    if ((zigzag | r.index) >= 0x80 || capacity_ - used_ < 3) [[unlikely]]
+      return add_long(r);
+    uint8_t* p = data_.get() + used_;
+    p[0] = uint8_t(r.ref) | (r.narrow ? 0x80 : 0);
+    p[1] = uint8_t(zigzag);
+    p[2] = uint8_t(r.index);
+    used_ += 3;
+    last_at_ = r.at;
+    ++count_;
+  }
+  // f(const Relocation&) for each, in the order added.
+  template <typename F>
+  void for_each(F&& f) const {
+    const uint8_t* p = data_.get();
+    uint32_t at = 0;
+    for (size_t i = 0; i < count_; ++i) {
+      Relocation r;
+      r.ref = InstanceRef(*p & 0x7F);
+      r.narrow = (*p++ & 0x80) != 0;
+      const uint64_t zigzag = get_leb(p);
+      at = uint32_t(int64_t(at) + (int64_t(zigzag >> 1) ^ -int64_t(zigzag & 1)));
+      r.at = at;
+      r.index = uint32_t(get_leb(p));
+      f(r);
+    }
+  }
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  size_t bytes() const { return used_; }
+  // Room for about `entries` (most take fewer than five bytes); room never
+  // written costs address space only.
+  void reserve(size_t entries) {
+    if (entries * 5 > capacity_) grow(entries * 5);
+  }
+  void clear() {
+    used_ = 0;
+    last_at_ = 0;
+    count_ = 0;
+  }
+  // Site relocations' indices made relative to the first site of their kind
+  // (CodeTemplate::keep_sites).
+  void renumber_sites(uint32_t first_fiber_site, uint32_t first_catch_site);
+
+ private:
+  [[gnu::noinline]] void add_long(const Relocation& r);  // code_template.cc
+  void grow(size_t at_least);
+  static uint8_t* put_leb(uint8_t* p, uint64_t v) {
+    while (v >= 0x80) {
+      *p++ = uint8_t(v) | 0x80;
+      v >>= 7;
+    }
+    *p++ = uint8_t(v);
+    return p;
+  }
+  static uint64_t get_leb(const uint8_t*& p) {
+    uint64_t v = 0;
+    for (unsigned shift = 0;; shift += 7) {
+      const uint8_t b = *p++;
+      v |= uint64_t(b & 0x7F) << shift;
+      if (!(b & 0x80)) return v;
+    }
+  }
+  std::unique_ptr<uint8_t[]> data_;  // (not zeroed: only used_ bytes are ever read)
+  size_t used_ = 0;
+  size_t capacity_ = 0;
+  uint32_t last_at_ = 0;
+  size_t count_ = 0;
+};
 
 // What instance_word reads: the instance, the memory its code uses as memory
 // 0, the context of its store's JIT, and the code's sites (FiberSite and
@@ -102,7 +196,7 @@ struct CodeTemplate {
     if (keep) bytes.assign(source, source + size);
     source = nullptr;
   }
-  std::vector<Relocation> relocations;  // site indices relative to the sites below
+  RelocationList relocations;  // site indices relative to the sites below
   std::vector<std::unique_ptr<FiberSite>> fiber_sites;
   std::vector<std::unique_ptr<CatchSite>> catch_sites;
   // Sites and bytes for `instance`: the template's sites rebound into

@@ -142,7 +142,7 @@ inline bool returns_in_register(const FuncType& type) {
 // function's jit_entry.
 // Its FuncInstance* is recorded in `relocations` (jit/code_template.h).
 void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f,
-                           std::vector<Relocation>* relocations = nullptr);
+                           RelocationList* relocations = nullptr);
 
 // The call depth in JIT code: Registers::kDepth holds the frames still
 // allowed, ExecStack::max_depth − depth, so that a function entry's check is
@@ -195,7 +195,7 @@ class FunctionCompiler {
   // Where the code's instance-specific constants go (jit/code_template.h),
   // for copies of it for other instances; their site indices are positions
   // in the two lists above.
-  void set_relocations(std::vector<Relocation>* out) { relocations_ = out; }
+  void set_relocations(RelocationList* out) { relocations_ = out; }
   // The entry of a fresh fiber at a function-level clause (FuncInstance::
   // native_clause_entry), if the function has such clauses.
   const Label* clause_entry() const { return has_clause_entry_ ? &clause_entry_ : nullptr; }
@@ -497,7 +497,7 @@ class FunctionCompiler {
   // every ten bytes of code — memory reloads after calls, globals, callees.)
   void move_instance_word(Reg dst, InstanceRef ref, uint32_t index) {
     const uint32_t at = masm_.move_patchable(dst, instance_value(ref, index));
-    if (relocations_) relocations_->push_back({.at = at, .index = index, .ref = ref, .narrow = false});
+    if (relocations_) relocations_->add({.at = at, .index = index, .ref = ref, .narrow = false});
   }
   // The value of such a constant, and the relocation of a 32-bit form
   // (MacroAssembler::move_patchable32 and its kin) emitted for it at `at`.
@@ -514,7 +514,7 @@ class FunctionCompiler {
   }
   uint64_t any_instance_value(InstanceRef ref, uint32_t index) const;
   void record_narrow(uint32_t at, InstanceRef ref, uint32_t index) {
-    if (relocations_) relocations_->push_back({.at = at, .index = index, .ref = ref, .narrow = true});
+    if (relocations_) relocations_->add({.at = at, .index = index, .ref = ref, .narrow = true});
   }
 
   // compile_numeric.cc
@@ -744,7 +744,7 @@ class FunctionCompiler {
   Label out_of_fuel_;      // fuel := 0, trap "all fuel consumed"
   std::vector<std::pair<runtime::TrapKind, Label>> trap_labels_;
 
-  std::vector<Relocation>* relocations_ = nullptr;
+  RelocationList* relocations_ = nullptr;
 
   // Fiber extension.
   std::vector<std::unique_ptr<FiberSite>>* sites_out_ = nullptr;

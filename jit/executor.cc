@@ -130,7 +130,7 @@ const EntryStubs& entry_stubs() {
 // register arguments to their slots, a call of the function's jit_entry (the
 // host adapter, into the interpreter), and a one-value result into its
 // register, as JIT code returns it.
-void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f, std::vector<Relocation>* relocations) {
+void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f, RelocationList* relocations) {
   for_each_register_param(*f->type, [&](uint32_t param, bool fp, Reg reg) {
     if (fp)
       masm.fp_store(Registers::kArg[1], int32_t(param * 8), FReg(reg));
@@ -140,7 +140,7 @@ void emit_interpreter_stub(MacroAssembler& masm, const runtime::FuncInstance* f,
   masm.enter_frame();
   masm.move(Registers::kFrame, Registers::kArg[1]);
   const uint32_t at = masm.move_patchable(Registers::kCallee, reinterpret_cast<uint64_t>(f));
-  if (relocations) relocations->push_back({.at = at, .index = f->index, .ref = InstanceRef::Function});
+  if (relocations) relocations->add({.at = at, .index = f->index, .ref = InstanceRef::Function});
   masm.call_indirect_mem(Registers::kCallee, func_entry_offset(&runtime::FuncInstance::jit_entry));
   if (f->type->results.size() == 1) {
     const ValType t = f->type->results[0];
