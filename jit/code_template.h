@@ -17,6 +17,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -248,14 +249,15 @@ struct CodeShape {
 // guards publishing, detaching and reading them (stores on different
 // threads share them).
 struct ModuleCode {
-  explicit ModuleCode(CodeShape s, size_t functions) : shape(std::move(s)), functions(functions), rejected(functions) {}
+  explicit ModuleCode(CodeShape s, size_t functions) : shape(std::move(s)), functions(functions) {}
   const CodeShape shape;
   std::mutex mutex;
   std::shared_ptr<InstanceTemplate> eager;
-  // Lazy compilation, per defined function: its code once compiled, or why
-  // the compiler rejected it ("" if it did not).
+  // Lazy compilation, per defined function: its code once compiled; and,
+  // by defined index, why the compiler rejected the few it rejected (a
+  // string per function cost 32 bytes each of every module's functions).
   std::vector<std::shared_ptr<FunctionTemplate>> functions;
-  std::vector<std::string> rejected;
+  std::unordered_map<uint32_t, std::string> rejected;
 };
 // The shared code of `module` for `shape`, made empty the first time.
 std::shared_ptr<ModuleCode> shared_module_code(const std::shared_ptr<const Module>& module, CodeShape shape);

@@ -181,7 +181,7 @@ void JitExecutor::compile_lazily(runtime::FuncInstance* f) {
   {
     std::lock_guard lock(shared.mutex);
     compiled_before = shared.functions[defined];
-    rejected_before = shared.rejected[defined];
+    if (const auto it = shared.rejected.find(defined); it != shared.rejected.end()) rejected_before = it->second;
   }
   if (!rejected_before.empty()) return fall_back(f, rejected_before);
   if (compiled_before && copy_function_code(f, code, *compiled_before)) return;
