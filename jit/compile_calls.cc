@@ -273,7 +273,7 @@ void FunctionCompiler::call_index(uint32_t index) {
 }
 
 Result<void> FunctionCompiler::compile_call(Opcode op, const Instruction& imm, bool& handled) {
-  // (call: compile_instruction's switch)
+  // (call: read_and_compile's switch)
   handled = true;
   switch (op) {
     case Opcode::ReturnCall: {

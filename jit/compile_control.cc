@@ -371,7 +371,7 @@ Result<void> FunctionCompiler::open_block(Opcode op, const Instruction& imm) {
 
 Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm, bool& handled) {
   // (unreachable, block, loop, if, else, end, the unconditional branch, br_if
-  // and return: compile_instruction's switch)
+  // and return: read_and_compile's switch)
   handled = true;
   switch (op) {
     case Opcode::BrOnNull:

@@ -411,7 +411,7 @@ bool FunctionCompiler::compile_numeric(Opcode op) {
     case Opcode::I32Const: case Opcode::I64Const: case Opcode::F32Const: case Opcode::F64Const:
       return false;  // variables family (constants carry immediates)
     // (integer add, sub, mul, and, or, xor, shifts and rotations, the
-    // commonest: compile_instruction's switch)
+    // commonest: read_and_compile's switch)
     case Opcode::I32DivS: divide(true, false, false); return true;
     case Opcode::I32DivU: divide(false, false, false); return true;
     case Opcode::I32RemS: divide(true, false, true); return true;

@@ -8,7 +8,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
   handled = true;
   switch (op) {
     // (nop, local.get, local.set, local.tee, global.get, global.set, drop and
-    // the constants, the commonest instructions: compile_instruction's switch)
+    // the constants, the commonest instructions: read_and_compile's switch)
     case Opcode::RefNull:
       push_const(0);
       return {};
@@ -56,7 +56,7 @@ Result<void> FunctionCompiler::compile_variable(Opcode op, const Instruction& im
   }
 }
 
-// local.set and local.tee (from compile_instruction's switch).
+// local.set and local.tee (from read_and_compile's switch).
 void FunctionCompiler::set_local(uint32_t index, bool tee) {
   if (local_is_vec(index)) {
     set_v128_local(local_slot(index), tee);

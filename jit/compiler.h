@@ -564,7 +564,7 @@ class FunctionCompiler {
   Result<void> compile_fused_compare(Opcode op, bool& handled);
   // Opens an `if` frame whose jump to `else_label` (the false arm) is emitted.
   void open_if(ControlFrame f, Label else_label);
-  // block, loop and if (from compile_instruction's switch).
+  // block, loop and if (from read_and_compile's switch).
   Result<void> open_block(Opcode op, const Instruction& imm);
   // An f32/f64 compare directly followed by br_if or if: the compare and the
   // conditional jump in the float registers (compile_control.cc).
