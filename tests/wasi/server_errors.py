@@ -108,10 +108,11 @@ def run_failures(args, check):
             "import socket,sys,time\n"
             f"s=socket.create_connection(('127.0.0.1',{port}))\n"
             "s.sendall(b'x'*3000)\n"
+            "s.recv(1,socket.MSG_PEEK)\n"  # the echo has arrived, left unread
             "print('sent',flush=True)\n"
             "time.sleep(60)\n")], stdout=subprocess.PIPE)
         killed.stdout.readline()
-        time.sleep(0.2)  # the echo arrives in the client's receive buffer, unread
+        time.sleep(0.2)  # more of the echo arrives in the client's receive buffer, unread
         killed.send_signal(signal.SIGKILL)
         killed.wait()
 
