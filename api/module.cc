@@ -2,6 +2,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 
 #include "api/module_impl.h"
 #include "binary/decoder.h"
@@ -68,7 +69,11 @@ Result<WasmModule> WasmModule::from_ir(const Engine& engine, Module module) {
   return validated(engine, std::move(module));
 }
 
-Result<WasmModule> WasmModule::from_binary(const Engine& engine, std::span<const uint8_t> bytes) {
+namespace {
+// `owner`, when given, keeps `bytes` alive: the module's function bodies then
+// view them instead of copying the code section (Module::source).
+Result<WasmModule> from_binary_bytes(const Engine& engine, std::span<const uint8_t> bytes,
+                                     std::shared_ptr<const void> owner) {
   binary::DecodeOptions options;
   options.enable_simd = engine.config().enable_simd;
   options.enable_fibers = engine.config().enable_fibers;
@@ -77,8 +82,14 @@ Result<WasmModule> WasmModule::from_binary(const Engine& engine, std::span<const
   options.enable_exceptions = engine.config().enable_exceptions;
   // Validation reads every body: the decoder does not read them first.
   options.defer_body_checks = true;
-  WEFT_TRY_ASSIGN(Module module, binary::decode_module(bytes, options));
+  WEFT_TRY_ASSIGN(Module module, owner ? binary::decode_module(bytes, std::move(owner), options)
+                                       : binary::decode_module(bytes, options));
   return validated(engine, std::move(module), bytes, &options);
+}
+}  // namespace
+
+Result<WasmModule> WasmModule::from_binary(const Engine& engine, std::span<const uint8_t> bytes) {
+  return from_binary_bytes(engine, bytes, nullptr);  // the caller's bytes: copied
 }
 
 Result<WasmModule> WasmModule::from_text(const Engine& engine, std::string_view text) {
@@ -91,8 +102,10 @@ Result<WasmModule> WasmModule::from_file(const Engine& engine, const std::string
   if (!in) return make_error(ErrorKind::Io, "cannot open " + path + ": " + std::strerror(errno));
   // One sized read straight into the buffer the decoder reads (a large
   // module is read once, not copied through a stream buffer and a string);
-  // streams without a size (pipes) are read to their end.
-  std::string data;
+  // streams without a size (pipes) are read to their end. A binary module
+  // keeps the buffer: its function bodies are read where they are.
+  auto buffer = std::make_shared<std::string>();
+  std::string& data = *buffer;
   in.seekg(0, std::ios::end);
   if (const std::streamoff size = in ? std::streamoff(in.tellg()) : -1; size >= 0) {
     data.resize(size_t(size));
@@ -105,7 +118,8 @@ Result<WasmModule> WasmModule::from_file(const Engine& engine, const std::string
   }
   // Binary modules start with "\0asm"; anything else is treated as text.
   if (data.size() >= 4 && std::memcmp(data.data(), "\0asm", 4) == 0) {
-    return from_binary(engine, std::span(reinterpret_cast<const uint8_t*>(data.data()), data.size()));
+    return from_binary_bytes(engine, std::span(reinterpret_cast<const uint8_t*>(data.data()), data.size()),
+                             std::move(buffer));
   }
   return from_text(engine, data);
 }

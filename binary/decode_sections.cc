@@ -197,6 +197,16 @@ bool ModuleDecoder::code_section(Reader& r) {
     return r.fail_at(count_offset, "function and code section have inconsistent lengths");
   }
   saw_code_section = true;
+  // The bodies are views (FunctionBody::view) of bytes the module keeps:
+  // the caller's input when given an owner (Module::source), else one copy
+  // of the rest of this section, made here — one allocation, not one per
+  // function.
+  if (!module.source) {
+    auto copy = std::make_shared<const std::vector<uint8_t>>(r.pos(), r.end());
+    code_copy_origin = r.pos();
+    code_copy = copy->data();
+    module.source = std::move(copy);
+  }
   for (Function& func : module.functions) {
     uint32_t size = 0;
     if (!r.length(size)) return false;
@@ -223,7 +233,8 @@ bool ModuleDecoder::function_body(Reader& r, Function& func) {
     r.seek(r.end());
   else if (!body_instructions(r, module.data_count.has_value()))
     return false;
-  func.body.assign(start, r.pos());
+  const uint8_t* kept = code_copy ? code_copy + (start - code_copy_origin) : start;
+  func.body = FunctionBody::view({kept, size_t(r.pos() - start)});
   func.body_offset = r.offset_of(start);
   ++bodies_read;
   return true;

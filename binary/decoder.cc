@@ -140,6 +140,13 @@ Result<Module> decode_module(std::span<const uint8_t> bytes, const DecodeOptions
   return decoder.decode();
 }
 
+Result<Module> decode_module(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                             const DecodeOptions& options) {
+  detail::ModuleDecoder decoder(bytes, options);
+  decoder.module.source = std::move(owner);
+  return decoder.decode();
+}
+
 Result<void> check_bodies(std::span<const uint8_t> bytes, const Module& module, const DecodeOptions& options) {
   detail::ModuleDecoder decoder(bytes, options);
   if (decoder.check_bodies(module.functions, module.functions.size(), module.data_count.has_value())) return {};

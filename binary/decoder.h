@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "core/module.h"
@@ -36,8 +37,15 @@ struct DecodeOptions {
   bool defer_body_checks = false;
 };
 
-// Errors are ErrorKind::Malformed located at a byte offset.
+// Errors are ErrorKind::Malformed located at a byte offset. The module owns
+// copies of everything it keeps from `bytes` (the function bodies view one
+// copy of the code section, Module::source).
 Result<Module> decode_module(std::span<const uint8_t> bytes, const DecodeOptions& options = {});
+// The same, for `bytes` that `owner` keeps alive: the function bodies are
+// views of them (no copy of the code section), and the module holds `owner`
+// (Module::source).
+Result<Module> decode_module(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                             const DecodeOptions& options = {});
 
 // The checks defer_body_checks skipped, on `module` as decode_module(bytes,
 // options) returned it: the first violation, exactly as decode_module without

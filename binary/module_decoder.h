@@ -101,6 +101,10 @@ struct ModuleDecoder {
   CodeWalker walker;
   bool saw_code_section = false;
   size_t bodies_read = 0;  // function bodies sliced so far
+  // The code section's copy the bodies view, and where it starts in the
+  // input (null: the bodies view the input, kept by Module::source).
+  const uint8_t* code_copy = nullptr;
+  const uint8_t* code_copy_origin = nullptr;
 };
 
 }  // namespace weft::binary::detail

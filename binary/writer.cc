@@ -2,6 +2,7 @@
 // were found, element segments in their most compact encoding.
 #include "binary/writer.h"
 
+#include <span>
 #include <string>
 
 #include "binary/names.h"
@@ -21,7 +22,7 @@ class Encoder {
 
   void byte(uint8_t b) { out_.push_back(b); }
   void u32(uint32_t v) { write_leb_u32(out_, v); }
-  void bytes(const std::vector<uint8_t>& v) { out_.insert(out_.end(), v.begin(), v.end()); }
+  void bytes(std::span<const uint8_t> v) { out_.insert(out_.end(), v.begin(), v.end()); }
   void name(const std::string& s) {
     u32(uint32_t(s.size()));
     out_.insert(out_.end(), s.begin(), s.end());

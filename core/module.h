@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/function_body.h"
 #include "core/types.h"
 
 namespace weft {
@@ -42,7 +44,7 @@ struct LocalGroup {
 struct Function {
   uint32_t type_index = 0;
   std::vector<LocalGroup> locals;  // declared locals, params excluded
-  std::vector<uint8_t> body;       // instruction bytes, ends with the function's `end`
+  FunctionBody body;               // instruction bytes, ends with the function's `end`
   uint64_t body_offset = 0;        // byte offset of `body` in the binary (0 for text)
   friend bool operator==(const Function& a, const Function& b) {
     return a.type_index == b.type_index && a.locals == b.locals && a.body == b.body;
@@ -136,6 +138,11 @@ struct Module {
   std::optional<uint32_t> data_count;  // present iff the binary had a DataCount section
   std::vector<CustomSection> customs;
   NameMap names;
+  // The bytes the decoder's function bodies view: the input, when the
+  // caller handed it over (binary::decode_module with an owner), else one
+  // copy of the code section. Shared, so that a copy of the module and
+  // everything compiled from it keep the bytes alive.
+  std::shared_ptr<const void> source;
 
   // Counts of imported entities, in index-space order (imports come first).
   uint32_t num_imported_functions() const { return count_imports(ExternKind::Func); }

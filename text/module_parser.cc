@@ -598,7 +598,9 @@ bool ModuleParser::parse_func() {
     }
     if (!expect_rparen()) return false;
   }
-  if (!parse_expr(func.body, /*function_body=*/true)) return false;
+  std::vector<uint8_t> body;
+  if (!parse_expr(body, /*function_body=*/true)) return false;
+  func.body = std::move(body);
   locals_.clear();
   module_->functions.push_back(std::move(func));
   return expect_rparen();

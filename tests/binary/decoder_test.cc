@@ -289,6 +289,45 @@ TEST(DecodeCode, LocalsAndBodyOffset) {
   EXPECT_EQ(f.body_offset, bytes.size() - 2);
 }
 
+// Bodies are views of bytes the module keeps (core/function_body.h): one
+// copy of the code section, or the caller's buffer when handed over — never
+// the caller's bytes without their owner.
+TEST(DecodeCode, BodiesOutliveTheInputAndTheModulesCopies) {
+  Bytes bytes = module_bytes({void_type_section(), section(3, {0x02, 0x00, 0x00}),
+                              section(10, cat({{0x02}, body({0x01, 0x0B}), body({0x41, 0x05, 0x1A, 0x0B})}))});
+  auto decoded = decode_module(bytes);
+  ASSERT_TRUE(decoded.ok());
+  std::fill(bytes.begin(), bytes.end(), 0xFF);  // the input is gone: the bodies are not
+  auto copy = std::make_unique<Module>(*decoded);
+  Module moved = std::move(*decoded);
+  EXPECT_EQ(moved.functions[1].body, (Bytes{0x41, 0x05, 0x1A, 0x0B}));
+  const Module kept = *copy;
+  copy.reset();  // a copy shares the bytes (Module::source)
+  EXPECT_EQ(kept.functions[0].body, (Bytes{0x01, 0x0B}));
+  EXPECT_EQ(kept.functions[1].body, (Bytes{0x41, 0x05, 0x1A, 0x0B}));
+  // One buffer for all bodies, in order.
+  EXPECT_EQ(kept.functions[1].body.data(), kept.functions[0].body.data() + 2 + 2);  // + size, local count
+}
+
+TEST(DecodeCode, BodiesViewAnInputHandedOver) {
+  auto input = std::make_shared<Bytes>(module_bytes(
+      {void_type_section(), section(3, {0x01, 0x00}), section(10, cat({{0x01}, body({0x01, 0x0B})}))}));
+  const uint8_t* begin = input->data();
+  const uint8_t* end = begin + input->size();
+  auto decoded = decode_module(*input, input);
+  ASSERT_TRUE(decoded.ok());
+  input.reset();  // the module holds it now
+  const FunctionBody& b = decoded->functions[0].body;
+  EXPECT_TRUE(b.data() >= begin && b.data() + b.size() <= end);
+  EXPECT_EQ(b.data(), begin + decoded->functions[0].body_offset);
+  EXPECT_EQ(b, (Bytes{0x01, 0x0B}));
+  // A test that edits a body gets a copy of its own; the input is untouched.
+  Module edited = *decoded;
+  edited.functions[0].body.edit()[0] = 0x00;
+  EXPECT_EQ(edited.functions[0].body, (Bytes{0x00, 0x0B}));
+  EXPECT_EQ(decoded->functions[0].body, (Bytes{0x01, 0x0B}));
+}
+
 TEST(DecodeCode, TooManyLocals) {
   EXPECT_TRUE(Malformed(
       module_bytes({void_type_section(), section(3, {0x01, 0x00}),

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <span>
 #include <set>
 #include <sstream>
 #include <string>
@@ -148,7 +149,7 @@ std::vector<ValType> expand_locals(const Function& f) {
   return v;
 }
 
-std::string hex(const std::vector<uint8_t>& b) {
+std::string hex(std::span<const uint8_t> b) {
   std::string s;
   char buf[4];
   for (size_t i = 0; i < b.size() && i < 200; ++i) {

@@ -74,7 +74,7 @@ TEST(Instructions, Calls) {
                       "      (call_indirect 1 (param i64) (result i32) (i64.const 0) (i32.const 0)) (drop)"
                       "      (call_indirect $tab (type 0) (param i32) (i32.const 0) (i32.const 0)))");
   ASSERT_EQ(m.types.size(), 3u);  // $t, the func's [] -> [], [i64] -> [i32]
-  const Bytes& b = m.functions[0].body;
+  const FunctionBody& b = m.functions[0].body;
   EXPECT_EQ(Bytes(b.begin(), b.begin() + 7), (Bytes{0x41, 0x00, 0x41, 0x00, 0x11, 0x00, 0x00}));
   EXPECT_EQ(Bytes(b.begin() + 11, b.begin() + 14), (Bytes{0x11, 0x02, 0x01}));
   parse_error("(func (call_indirect (param $x i32) (i32.const 0)))");
@@ -131,7 +131,7 @@ TEST(Instructions, TableInstructions) {
                       "      (table.copy $a $b (i32.const 0) (i32.const 0) (i32.const 0))"
                       "      (table.init $e (i32.const 0) (i32.const 0) (i32.const 0))"
                       "      (drop (table.size $b)) (drop (table.size)))");
-  const Bytes& b = m.functions[0].body;
+  const FunctionBody& b = m.functions[0].body;
   EXPECT_EQ(Bytes(b.begin() + 6, b.begin() + 10), (Bytes{0xFC, 0x0E, 0x00, 0x00}));
   EXPECT_EQ(Bytes(b.begin() + 16, b.begin() + 20), (Bytes{0xFC, 0x0E, 0x00, 0x01}));
   EXPECT_EQ(Bytes(b.begin() + 26, b.begin() + 30), (Bytes{0xFC, 0x0C, 0x00, 0x00}));

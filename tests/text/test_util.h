@@ -47,7 +47,8 @@ inline std::vector<uint8_t> body_of(std::string_view src, size_t index = 0) {
     ADD_FAILURE() << "no function " << index << " in: " << src;
     return {};
   }
-  return m.functions[index].body;
+  const FunctionBody& body = m.functions[index].body;
+  return std::vector<uint8_t>(body.begin(), body.end());
 }
 
 using Bytes = std::vector<uint8_t>;

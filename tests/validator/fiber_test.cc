@@ -702,14 +702,14 @@ TEST(FiberInstructions, MalformedAndTruncatedBytesNeverCrash) {
   ASSERT_TRUE(valid(base));
   for (size_t n = 0; n < ok.bytes.size(); ++n) {
     Module m = base;
-    m.functions.back().body.resize(n);
+    m.functions.back().body.edit().resize(n);
     EXPECT_FALSE(validate_module(m).ok()) << "prefix " << n;
   }
   // Random corruptions of fiber code: errors, never crashes or hangs.
   std::mt19937 rng(4242);
   for (int round = 0; round < 20000; ++round) {
     Module m = base;
-    std::vector<uint8_t>& b = m.functions.back().body;
+    std::vector<uint8_t>& b = m.functions.back().body.edit();
     for (int k = 0; k < 3; ++k) b[rng() % b.size()] = uint8_t(round % 4 == 0 ? 0xFA : rng());
     (void)validate_module(m);
   }

@@ -602,13 +602,13 @@ TEST(ValidatorRobustness, EveryTruncationAndRandomBodies) {
   ASSERT_TRUE(valid(base));
   for (size_t n = 0; n < body.bytes.size(); ++n) {
     Module m = base;
-    m.functions[0].body.resize(n);
+    m.functions[0].body.edit().resize(n);
     EXPECT_FALSE(validate_module(m).ok()) << "prefix " << n;
   }
   std::mt19937 rng(12345);
   for (int round = 0; round < 20000; ++round) {
     Module m = base;
-    std::vector<uint8_t>& b = m.functions[0].body;
+    std::vector<uint8_t>& b = m.functions[0].body.edit();
     if (round % 2) {
       b.resize(rng() % 40);
       for (uint8_t& x : b) x = uint8_t(rng());
