@@ -478,7 +478,7 @@ DispatchSite* Translator::new_site(uint32_t body_offset) {
   out_.sites.push_back(std::make_unique<DispatchSite>());
   DispatchSite* site = out_.sites.back().get();
   site->code_pos = here();
-  const std::vector<validator::SuspensionPoint>& points = fiber_info_.suspension_points;
+  const std::vector<validator::SuspensionPoint>& points = fiber_info_.suspension_points();
   // Sites are created in body order, as the validator lists the points
   // (dead code has no sites, so points may be skipped).
   while (next_point_ < points.size() && points[next_point_].body_offset < body_offset) ++next_point_;
@@ -1078,7 +1078,7 @@ Result<void> Translator::run() {
   // A fresh fiber running this function starts at its function-level clauses.
   out_.sites.push_back(std::make_unique<DispatchSite>());
   out_.entry_site = out_.sites.back().get();
-  site_scopes_.push_back({out_.sites.back().get(), &fiber_info_.entry_clauses});
+  site_scopes_.push_back({out_.sites.back().get(), &fiber_info_.entry_clauses()});
   // The entry price is the module's (runtime/fuel.h), the same on every tier.
   const uint32_t entry_fuel = runtime::fuel::entry_cost(func_);
   emit_fuel(entry_fuel);

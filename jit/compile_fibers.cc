@@ -91,7 +91,7 @@ void FunctionCompiler::build_scope(const std::vector<validator::EventClause>& sc
 }
 
 Label FunctionCompiler::dispatch_stub(FiberSite& site) {
-  const auto& points = instance_.info->functions[self_->index - first_defined_].suspension_points;
+  const auto& points = instance_.info->functions[self_->index - first_defined_].suspension_points();
   // Suspension points are in body order; dead code skips some.
   while (next_suspension_ < points.size() && points[next_suspension_].body_offset < instr_offset_) ++next_suspension_;
   DispatchStub stub{masm_.new_label(), &site, {}};
@@ -501,7 +501,7 @@ void FunctionCompiler::fiber_stubs() {
     masm_.bind(stub.label);
     emit_dispatch(*stub.site, stub.targets);
   }
-  const auto& entry_scope = instance_.info->functions[self_->index - first_defined_].entry_clauses;
+  const auto& entry_scope = instance_.info->functions[self_->index - first_defined_].entry_clauses();
   if (entry_scope.empty() || sites_out_ == nullptr) return;
   FiberSite* entry = new_fiber_site(Opcode::Event);
   std::vector<Label> targets;

@@ -365,7 +365,8 @@ void CodeValidator::rank_hot_locals(FunctionInfo& info) {
       info.hot_locals[pos] = info.hot_locals[pos - 1];
     }
     kept[pos] = w;
-    info.hot_locals[pos] = uint32_t(i);
+    static_assert(kExpandedLocals <= 0x10000, "FunctionInfo::hot_locals holds 16-bit indices");
+    info.hot_locals[pos] = uint16_t(i);
   }
   info.num_hot_locals = uint8_t(count);
 }

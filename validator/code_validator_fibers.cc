@@ -177,12 +177,14 @@ void CodeValidator::flatten_scope(uint32_t node_index) {
 }
 
 bool CodeValidator::finish_scopes(FunctionInfo& info) {
-  info.entry_clauses.assign(node_clauses_.begin() + nodes_[0].clauses_begin,
-                            node_clauses_.begin() + nodes_[0].clauses_begin + nodes_[0].clauses_count);
-  info.suspension_points.clear();
-  info.suspension_points.reserve(points_.size());
+  info.fiber.reset();
+  if (points_.empty() && nodes_[0].clauses_count == 0) return true;  // (most functions)
+  FiberTables& fiber = *(info.fiber = std::make_unique<FiberTables>());
+  fiber.entry_clauses.assign(node_clauses_.begin() + nodes_[0].clauses_begin,
+                             node_clauses_.begin() + nodes_[0].clauses_begin + nodes_[0].clauses_count);
+  fiber.suspension_points.reserve(points_.size());
   for (const PendingPoint& point : points_) {
-    SuspensionPoint& out = info.suspension_points.emplace_back();
+    SuspensionPoint& out = fiber.suspension_points.emplace_back();
     out.body_offset = point.body_offset;
     out.opcode = point.opcode;
     if (point.scope == kNoScope) continue;

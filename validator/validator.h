@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/module.h"
@@ -40,6 +41,17 @@ struct SuspensionPoint {
   Opcode opcode = Opcode::FiberSuspend;
 };
 
+// A function's fiber side tables, boxed (FunctionInfo::fiber): most
+// functions have none, and a record is written for every function of a
+// module at start-up (a 60,000-function program's records were 7 MB).
+struct FiberTables {
+  // Suspension points in body order (ascending body_offset).
+  std::vector<SuspensionPoint> suspension_points;
+  // The function-level clauses in textual order: the handler scope of a fresh
+  // fiber running this function (its entry is a suspension point).
+  std::vector<EventClause> entry_clauses;
+};
+
 // Per defined function (index i = module.functions[i]).
 struct FunctionInfo {
   uint32_t max_stack_height = 0;  // operand stack slots (v128 counts as 2), excluding locals
@@ -47,18 +59,26 @@ struct FunctionInfo {
   // Whether the body has an instruction that accesses linear memory (loads,
   // stores, memory.*): the JIT keeps memory registers only in those functions.
   bool uses_memory = false;
+  uint8_t num_hot_locals = 0;
   // The locals most worth keeping in registers, hottest first: ranked by
   // accesses (local.get/set/tee), each weighted 4^(enclosing loops), among
-  // the first kExpandedLocals locals; only locals accessed at least twice.
-  // The JIT pins the first of them that fit its registers (jit/compiler.h).
+  // the first kExpandedLocals (1024) locals — so 16 bits hold an index; only
+  // locals accessed at least twice. The JIT pins the first of them that fit
+  // its registers (jit/compiler.h).
   static constexpr size_t kMaxHotLocals = 12;
-  std::array<uint32_t, kMaxHotLocals> hot_locals{};
-  uint8_t num_hot_locals = 0;
-  // Fiber extension. Suspension points in body order (ascending body_offset).
-  std::vector<SuspensionPoint> suspension_points;
-  // The function-level clauses in textual order: the handler scope of a fresh
-  // fiber running this function (its entry is a suspension point).
-  std::vector<EventClause> entry_clauses;
+  std::array<uint16_t, kMaxHotLocals> hot_locals{};
+  // Fiber extension; null when the function has neither suspension points
+  // nor function-level clauses.
+  std::unique_ptr<FiberTables> fiber;
+
+  const std::vector<SuspensionPoint>& suspension_points() const {
+    static const std::vector<SuspensionPoint> none;
+    return fiber ? fiber->suspension_points : none;
+  }
+  const std::vector<EventClause>& entry_clauses() const {
+    static const std::vector<EventClause> none;
+    return fiber ? fiber->entry_clauses : none;
+  }
 };
 
 struct ValidationInfo {

@@ -621,7 +621,7 @@ TEST(FiberInstructions, New) {
   // Not a suspension point.
   auto r = validate_module(fiber_instr({}, {ref(0)}, Code().op(O::I64Const).byte(1).op(O::FiberNew).u32(0).end()));
   ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->functions[6].suspension_points.empty());
+  EXPECT_TRUE(r->functions[6].suspension_points().empty());
 }
 
 TEST(FiberInstructions, Spawn) {
@@ -743,11 +743,11 @@ TEST(FiberScopes, SingleHandle) {
   auto r = validate_module(b.m);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   const FunctionInfo& f = info_of(r, 0);
-  ASSERT_EQ(f.suspension_points.size(), 1u);
-  EXPECT_EQ(f.suspension_points[0].body_offset, point);
-  EXPECT_EQ(f.suspension_points[0].opcode, O::FiberSuspend);
-  EXPECT_EQ(f.suspension_points[0].scope, (std::vector<EventClause>{{0, clause0, 3}, {1, clause1, 3}}));
-  EXPECT_TRUE(f.entry_clauses.empty());
+  ASSERT_EQ(f.suspension_points().size(), 1u);
+  EXPECT_EQ(f.suspension_points()[0].body_offset, point);
+  EXPECT_EQ(f.suspension_points()[0].opcode, O::FiberSuspend);
+  EXPECT_EQ(f.suspension_points()[0].scope, (std::vector<EventClause>{{0, clause0, 3}, {1, clause1, 3}}));
+  EXPECT_TRUE(f.entry_clauses().empty());
   EXPECT_EQ(f.max_stack_height, 4u);  // v128 (2) + i64 + the fiberref, or the i32 of clause 0
 }
 
@@ -765,8 +765,8 @@ TEST(FiberScopes, HandleParamsAreNotPartOfTheEntryHeight) {
                              .end());
   auto r = validate_module(b.m);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
-  ASSERT_EQ(info_of(r, 0).suspension_points.size(), 1u);
-  EXPECT_EQ(info_of(r, 0).suspension_points[0].scope, (std::vector<EventClause>{{1, clause, 1}}));
+  ASSERT_EQ(info_of(r, 0).suspension_points().size(), 1u);
+  EXPECT_EQ(info_of(r, 0).suspension_points()[0].scope, (std::vector<EventClause>{{1, clause, 1}}));
 }
 
 TEST(FiberScopes, NestingShadowingAndClauseCode) {
@@ -808,42 +808,42 @@ TEST(FiberScopes, NestingShadowingAndClauseCode) {
   const FunctionInfo& f = info_of(r, 0);
   const EventClause inner1{1, c_inner1, 0}, outer0{0, c_outer0, 0}, outer1{1, c_outer1, 0},
       nested2{2, c_nested2, 0}, function1{1, c_function1, 0};
-  EXPECT_EQ(f.entry_clauses, (std::vector<EventClause>{function1}));
-  ASSERT_EQ(f.suspension_points.size(), 8u);  // fiber.retire is not a suspension point
+  EXPECT_EQ(f.entry_clauses(), (std::vector<EventClause>{function1}));
+  ASSERT_EQ(f.suspension_points().size(), 8u);  // fiber.retire is not a suspension point
   const std::vector<uint32_t> offsets{p_inner,        p_inner_clause, p_block,  p_outer,
                                       p_outer_clause, p_nested,       p_after,  p_function_clause};
   const std::vector<Opcode> opcodes{O::FiberSuspend, O::FiberSuspendTo, O::FiberResume, O::FiberSwitch,
                                     O::FiberResume,  O::FiberResume,    O::FiberResume, O::FiberResume};
   for (size_t i = 0; i < offsets.size(); ++i) {
-    EXPECT_EQ(f.suspension_points[i].body_offset, offsets[i]) << i;
-    EXPECT_EQ(f.suspension_points[i].opcode, opcodes[i]) << i;
+    EXPECT_EQ(f.suspension_points()[i].body_offset, offsets[i]) << i;
+    EXPECT_EQ(f.suspension_points()[i].opcode, opcodes[i]) << i;
   }
   using Scope = std::vector<EventClause>;
   // Inner body: inner's clause 1 shadows outer's; then outer 0. The function's
   // clause 1 is shadowed too.
-  EXPECT_EQ(f.suspension_points[0].scope, (Scope{inner1, outer0}));
+  EXPECT_EQ(f.suspension_points()[0].scope, (Scope{inner1, outer0}));
   // Inner clause: not in inner's scope, in outer's body segment.
-  EXPECT_EQ(f.suspension_points[1].scope, (Scope{outer0, outer1}));
+  EXPECT_EQ(f.suspension_points()[1].scope, (Scope{outer0, outer1}));
   // A block in the outer body.
-  EXPECT_EQ(f.suspension_points[2].scope, (Scope{outer0, outer1}));
-  EXPECT_EQ(f.suspension_points[3].scope, (Scope{outer0, outer1}));
+  EXPECT_EQ(f.suspension_points()[2].scope, (Scope{outer0, outer1}));
+  EXPECT_EQ(f.suspension_points()[3].scope, (Scope{outer0, outer1}));
   // Outer clause: only the function level.
-  EXPECT_EQ(f.suspension_points[4].scope, (Scope{function1}));
+  EXPECT_EQ(f.suspension_points()[4].scope, (Scope{function1}));
   // Handle nested in the outer clause: its clause, then the function level.
-  EXPECT_EQ(f.suspension_points[5].scope, (Scope{nested2, function1}));
+  EXPECT_EQ(f.suspension_points()[5].scope, (Scope{nested2, function1}));
   // Function body segment after the handle.
-  EXPECT_EQ(f.suspension_points[6].scope, (Scope{function1}));
+  EXPECT_EQ(f.suspension_points()[6].scope, (Scope{function1}));
   // Function-level clause: no scope at all.
-  EXPECT_EQ(f.suspension_points[7].scope, Scope{});
+  EXPECT_EQ(f.suspension_points()[7].scope, Scope{});
 }
 
 TEST(FiberScopes, SpawnIsASuspensionPointAndDeadCodeIsRecorded) {
   Module m = fiber_instr({}, {i32}, Code().op(O::Unreachable).op(O::FiberSpawn).u32(0).end());
   auto r = validate_module(m);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
-  ASSERT_EQ(r->functions[6].suspension_points.size(), 1u);
-  EXPECT_EQ(r->functions[6].suspension_points[0].opcode, O::FiberSpawn);
-  EXPECT_EQ(r->functions[6].suspension_points[0].body_offset, 1u);
+  ASSERT_EQ(r->functions[6].suspension_points().size(), 1u);
+  EXPECT_EQ(r->functions[6].suspension_points()[0].opcode, O::FiberSpawn);
+  EXPECT_EQ(r->functions[6].suspension_points()[0].body_offset, 1u);
 }
 
 TEST(FiberScopes, EveryFunctionStartsFresh) {
@@ -853,10 +853,10 @@ TEST(FiberScopes, EveryFunctionStartsFresh) {
   b.func({fiberref}, {}, Code().get(0).op(O::FiberSuspend).u32(1).end());
   auto r = validate_module(b.m);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
-  EXPECT_EQ(r->functions[0].entry_clauses, (std::vector<EventClause>{{1, c, 0}}));
-  EXPECT_EQ(r->functions[0].suspension_points[0].scope, (std::vector<EventClause>{{1, c, 0}}));
-  EXPECT_TRUE(r->functions[1].entry_clauses.empty());
-  EXPECT_TRUE(r->functions[1].suspension_points[0].scope.empty());
+  EXPECT_EQ(r->functions[0].entry_clauses(), (std::vector<EventClause>{{1, c, 0}}));
+  EXPECT_EQ(r->functions[0].suspension_points()[0].scope, (std::vector<EventClause>{{1, c, 0}}));
+  EXPECT_TRUE(r->functions[1].entry_clauses().empty());
+  EXPECT_TRUE(r->functions[1].suspension_points()[0].scope.empty());
 }
 
 TEST(FiberScopes, QuadraticScopesHitALimit) {
@@ -881,7 +881,7 @@ TEST(FiberScopes, QuadraticScopesHitALimit) {
   ok.func({ref(0)}, {}, flat);
   auto r2 = validate_module(ok.m);
   ASSERT_TRUE(r2.ok()) << r2.error().to_string();
-  EXPECT_EQ(r2->functions[0].suspension_points.size(), 20000u);
+  EXPECT_EQ(r2->functions[0].suspension_points().size(), 20000u);
 }
 
 // ---------------------------------------------------------------------------
@@ -955,13 +955,13 @@ TEST(FiberExample, Generator) {
   using Points = std::vector<std::pair<uint32_t, std::vector<EventClause>>>;
   auto points = [&](size_t f) {
     Points out;
-    for (const SuspensionPoint& p : r->functions[f].suspension_points) out.emplace_back(p.body_offset, p.scope);
+    for (const SuspensionPoint& p : r->functions[f].suspension_points()) out.emplace_back(p.body_offset, p.scope);
     return out;
   };
   EXPECT_EQ(points(0), (Points{{g_identify, {{next, g_next1, 0}}}, {g_yield, {{next, g_next2, 0}}}}));
   EXPECT_EQ(points(1), (Points{{s_spawn, {{identify, s_identify, 0}}}, {s_resume, {{yield, s_yield, 0}}}}));
-  EXPECT_TRUE(r->functions[0].entry_clauses.empty());
-  EXPECT_TRUE(r->functions[1].entry_clauses.empty());
+  EXPECT_TRUE(r->functions[0].entry_clauses().empty());
+  EXPECT_TRUE(r->functions[1].entry_clauses().empty());
   EXPECT_EQ(r->functions[0].num_locals, 4u);
   EXPECT_EQ(r->functions[1].num_locals, 4u);
 
