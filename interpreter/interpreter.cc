@@ -20,8 +20,8 @@ struct InstanceCode {
 }  // namespace
 
 Interpreter::Interpreter(runtime::Store& store) : store_(store), current_stack_(&store.stack()) {
-  frames_.resize(size_t(store.config().max_call_depth) + 1);
-  store.stack().frames = frames_.data();
+  frames_.reset(new Frame[size_t(store.config().max_call_depth) + 1]);
+  store.stack().frames = frames_.get();
   static_assert(alignof(Frame) <= alignof(void*), "the fiber runtime aligns frames for pointers");
   fibers_ = std::make_unique<runtime::FiberRuntime>(store_, &current_stack_, fiber_body_, sizeof(Frame));
 }

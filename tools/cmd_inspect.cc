@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "runtime/objects.h"
@@ -16,11 +17,74 @@
 
 #ifdef WEFT_HAVE_CAPSTONE
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #endif
 
 namespace weft::cli {
 
 namespace {
+
+#ifdef WEFT_HAVE_CAPSTONE
+// capstone, opened when --disasm runs rather than linked in: Debian's build
+// knows every architecture, and its tables hold 1.3 MB of pointers that the
+// dynamic loader relocated — page by page, each a fresh page fault — at every
+// start of weft, about a third of the start-up of an empty module. Only the
+// library whose major version matches the header is used (the structures
+// differ between majors).
+class Capstone {
+ public:
+  ~Capstone() {
+    if (library_) dlclose(library_);
+  }
+  // Empty when the library cannot be opened; `why` then says what failed.
+  static std::unique_ptr<Capstone> open(std::string& why) {
+    const std::string soname = "libcapstone.so." + std::to_string(CS_API_MAJOR);
+    void* library = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      why = dlerror();
+      return nullptr;
+    }
+    auto cs = std::unique_ptr<Capstone>(new Capstone(library));
+    if (!cs->resolve(cs->version, "cs_version") || !cs->resolve(cs->open_handle, "cs_open") ||
+        !cs->resolve(cs->option, "cs_option") || !cs->resolve(cs->disasm, "cs_disasm") ||
+        !cs->resolve(cs->free, "cs_free") || !cs->resolve(cs->close, "cs_close")) {
+      why = soname + " lacks " + cs->missing_;
+      return nullptr;
+    }
+    int major = 0, minor = 0;
+    cs->version(&major, &minor);
+    if (major != CS_API_MAJOR) {
+      why = soname + " is version " + std::to_string(major) + "." + std::to_string(minor) + ", weft was built with " +
+            std::to_string(CS_API_MAJOR);
+      return nullptr;
+    }
+    return cs;
+  }
+
+  decltype(&cs_version) version = nullptr;
+  decltype(&cs_open) open_handle = nullptr;
+  decltype(&cs_option) option = nullptr;
+  decltype(&cs_disasm) disasm = nullptr;
+  decltype(&cs_free) free = nullptr;
+  decltype(&cs_close) close = nullptr;
+
+ private:
+  explicit Capstone(void* library) : library_(library) {}
+  template <typename Function>
+  bool resolve(Function& function, const char* name) {
+    function = reinterpret_cast<Function>(dlsym(library_, name));
+    if (!function) missing_ = name;
+    return function != nullptr;
+  }
+  void* library_;
+  std::string missing_;
+};
+#endif
+
+void print_raw_bytes(std::span<const uint8_t> code, const std::string& why) {
+  for (size_t i = 0; i < code.size(); ++i) std::printf("%s%02x", i % 16 ? " " : (i ? "\n  " : "  "), code[i]);
+  std::printf("\n(%s: raw bytes)\n", why.c_str());
+}
 
 // What both views need: FILE instantiated (imports from the spectest module
 // only; its start function, if any, runs). On failure `exit_code` is the
@@ -116,15 +180,21 @@ int inspect_disasm(const std::string& file, const std::string& func) {
   const std::string machine = Store::jit_machine();
   std::printf("%s: %zu bytes of %s\n", func.c_str(), code.size(), machine.c_str());
 #ifdef WEFT_HAVE_CAPSTONE
+  std::string why;
+  std::unique_ptr<Capstone> cs = Capstone::open(why);
+  if (!cs) {
+    print_raw_bytes(code, "capstone not available: " + why);
+    return kExitOk;
+  }
   csh handle;
   const bool aarch64 = machine == "aarch64";
-  if (cs_open(aarch64 ? CS_ARCH_ARM64 : CS_ARCH_X86, aarch64 ? CS_MODE_ARM : CS_MODE_64, &handle) != CS_ERR_OK)
+  if (cs->open_handle(aarch64 ? CS_ARCH_ARM64 : CS_ARCH_X86, aarch64 ? CS_MODE_ARM : CS_MODE_64, &handle) != CS_ERR_OK)
     return usage_error("inspect: capstone failed to start");
   // br_table jump tables sit inline after their jump: bytes capstone cannot
   // decode are shown as data (.byte) and decoding goes on after them.
-  cs_option(handle, CS_OPT_SKIPDATA, CS_OPT_ON);
+  cs->option(handle, CS_OPT_SKIPDATA, CS_OPT_ON);
   cs_insn* insns = nullptr;
-  size_t count = cs_disasm(handle, code.data(), code.size(), 0, 0, &insns);
+  size_t count = cs->disasm(handle, code.data(), code.size(), 0, 0, &insns);
   for (size_t i = 0; i < count; ++i) {
     std::string bytes;
     char hex[4];
@@ -136,11 +206,10 @@ int inspect_disasm(const std::string& file, const std::string& func) {
   }
   size_t decoded = count ? size_t(insns[count - 1].address + insns[count - 1].size) : 0;
   if (decoded < code.size()) std::printf("  %6zx:  (%zu bytes of data)\n", decoded, code.size() - decoded);
-  cs_free(insns, count);
-  cs_close(&handle);
+  cs->free(insns, count);
+  cs->close(&handle);
 #else
-  for (size_t i = 0; i < code.size(); ++i) std::printf("%s%02x", i % 16 ? " " : (i ? "\n  " : "  "), code[i]);
-  std::printf("\n(built without capstone: raw bytes)\n");
+  print_raw_bytes(code, "built without capstone");
 #endif
   return kExitOk;
 }
