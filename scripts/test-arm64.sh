@@ -35,14 +35,18 @@
 #     per mapping natively and by 28,698 under qemu-aarch64 7.2; weft's figure
 #     under qemu is 28,851 bytes against the 8 KiB bound.
 #
-# Measured on the 2-core CI machine (AMD EPYC, qemu 7.2, -j2), with the
-# AArch64 JIT (both tiers, 1432 ctest entries):
-#   cross build from scratch (other builds sharing the machine): 7 min 25 s
-#   ctest under qemu, 1432 of 1434 entries, all passing:          2 min 42 s
-#   differential slice, 12,346 runs (80 modules, 1000 programs):     14 s
-# So `make test-arm64` from scratch takes ~10.5 minutes; incremental ~3.
-# So expect this script to stay under ~15 min with the JIT tier, and
-# .ci/run (13 min with the fiber-only arm64 run it replaces) under ~30 min.
+# Measured on the 2-core CI machine (AMD EPYC, qemu 7.2, -j2) in a
+# fresh-clone .ci/run on 2026-11-28 (16:47–17:46 UTC, commit de132d8; the
+# phase lines this script prints):
+#   cross build from scratch:                                      391 s
+#   ctest under qemu, 1751 entries, all passing:                   827 s
+#   differential slices: 41,008 runs (80 modules with one and two
+#   memories, 1000 fiber programs) and 19,536 SIMD runs (40 modules): 424 s
+# So `make test-arm64` from scratch takes ~27 minutes of .ci/run's 58 (the
+# same phases took 377 / 712 / 310 s in the run of bc845a5, 53.5 minutes in
+# all). The suites grew since the first AArch64 JIT run (1432 entries,
+# 2 min 42 s; a 12,346-run slice, 14 s): this script is now most of what
+# keeps .ci/run near its 60-minute budget.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
