@@ -68,11 +68,13 @@ void FunctionCompiler::charge_fuel_bulk(uint32_t position, uint8_t shift, bool i
 void FunctionCompiler::prologue(bool params_in_registers) {
   masm_.enter_frame();
   masm_.move(kFp, Registers::kArg[1]);
+  uint64_t register_params = 0;  // bit i: parameter slot i came in a register (set below)
   if (params_in_registers) {
     // Before anything clobbers them: each register argument to its slot (the
     // frame stays the truth for spills, traps and fiber switches) and to its
     // pin, if it has one — straight from the register, not back from memory.
     for_each_register_param(type_, [&](uint32_t i, bool fp, Reg r) {
+      if (i < 64) register_params |= uint64_t(1) << i;
       bool pin_fp;
       const int pin = pinned_register(i, pin_fp);
       if (fp) {
@@ -122,9 +124,7 @@ void FunctionCompiler::prologue(bool params_in_registers) {
   // zero like its slot (no reload of the zero just stored), the rest load.
   for (uint32_t i = 0; i < num_pins_; ++i) {
     const PinnedLocal& p = pins_[i];
-    bool in_register = false;
-    if (params_in_registers)
-      for_each_register_param(type_, [&](uint32_t param, bool, Reg) { in_register |= param == p.local; });
+    const bool in_register = p.local < 64 && (register_params >> p.local & 1);
     if (in_register || (!p.fp && p.reg == zero)) continue;
     if (p.local >= params) {
       if (p.fp)
@@ -165,46 +165,50 @@ void FunctionCompiler::epilogue_and_stubs() {
   fiber_stubs();  // may add trap labels: bound below
 
   // Traps: depth is not restored on these paths — the host entry resets it.
-  // The shared stubs below only if something jumps to them (each stub's
-  // jumps are emitted before the stubs it jumps to are tested). The last
-  // trap label falls into common_trap_ when nothing lies between them.
+  // Each path sets kArg[2] to what happened (a trap kind, or kJitUnwindOnly
+  // when a callee trapped) and goes to common_trap_, which calls
+  // weft_jit_trap once for all of them: `self` and the helper are loaded
+  // once per function. The shared stubs only if something jumps to them
+  // (each stub's jumps are emitted before the stubs it jumps to are tested);
+  // the last stub falls into common_trap_.
+  const bool propagate = masm_.referenced(propagate_);
   const bool thunk_trap = masm_.referenced(thunk_trap_);
   const bool out_of_fuel = masm_.referenced(out_of_fuel_);
-  const bool falls_into_common = !trap_labels_.empty() && !out_of_fuel && !thunk_trap;
-  for (size_t i = 0; i < trap_labels_.size(); ++i) {
-    const auto& [kind, label] = trap_labels_[i];
+  const size_t stubs = trap_labels_.size() + propagate + out_of_fuel + thunk_trap;
+  size_t placed = 0;
+  auto next_stub = [&] {  // after a stub: to common_trap_ unless it is next
+    if (++placed < stubs) masm_.jump(common_trap_);
+  };
+  if (propagate) {
+    masm_.bind(propagate_);
+    masm_.move_imm(Registers::kArg[2], kJitUnwindOnly);
+    next_stub();
+  }
+  for (const auto& [kind, label] : trap_labels_) {
     masm_.bind(label);
     masm_.move_imm(Registers::kArg[2], uint32_t(kind));
-    if (!falls_into_common || i + 1 < trap_labels_.size()) masm_.jump(common_trap_);
+    next_stub();
   }
   if (out_of_fuel) {
     masm_.bind(out_of_fuel_);
     masm_.load64(kScratch, kCtx, ctx_fuel);
     masm_.store64_imm(kScratch, 0, 0);
     masm_.move_imm(Registers::kArg[2], uint32_t(runtime::TrapKind::OutOfFuel));
-    masm_.jump(common_trap_);
+    next_stub();
   }
   if (thunk_trap) {
     masm_.bind(thunk_trap_);
     masm_.move(Registers::kArg[2], Registers::kReturn);
     masm_.int_op_imm(IntOp::Sub, false, Registers::kArg[2], 1);
+    next_stub();
   }
-  const bool propagate = masm_.referenced(propagate_);
-  const bool common_trap = falls_into_common || thunk_trap || masm_.referenced(common_trap_);
-  if (common_trap) {  // thunk_trap and the last trap label fall through
+  if (stubs > 0 || masm_.referenced(common_trap_)) {
     masm_.bind(common_trap_);
     masm_.move(Registers::kArg[0], kCtx);
     move_instance_word(Registers::kArg[1], InstanceRef::Function, self_index_);
     masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_trap));
-    if (propagate) masm_.jump(trap_return_);  // else trap_return_ is next
   }
-  if (propagate) {
-    masm_.bind(propagate_);
-    masm_.move(Registers::kArg[0], kCtx);
-    move_instance_word(Registers::kArg[1], InstanceRef::Function, self_index_);
-    masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_unwind));
-  }
-  if (propagate || common_trap || masm_.referenced(trap_return_)) {  // propagate and common_trap_ fall through
+  if (stubs > 0 || masm_.referenced(common_trap_) || masm_.referenced(trap_return_)) {  // common_trap_ falls through
     masm_.bind(trap_return_);
     masm_.move_imm(Registers::kReturn, 1);
     masm_.jump(exit_label_);

@@ -508,6 +508,9 @@ class FunctionCompiler {
         break;
       case InstanceRef::Function: return reinterpret_cast<uint64_t>(instance_.functions[index]);
       case InstanceRef::GlobalValue: return reinterpret_cast<uint64_t>(&instance_.globals[index / 2]->value[index % 2]);
+      case InstanceRef::Instance: return reinterpret_cast<uint64_t>(&instance_);  // (with HostCaller: every host call)
+      case InstanceRef::HostCaller: return reinterpret_cast<uint64_t>(&instance_.store->host_caller);
+      case InstanceRef::Table: return reinterpret_cast<uint64_t>(instance_.tables[index]);  // call_indirect's
       default: break;
     }
     return any_instance_value(ref, index);

@@ -77,13 +77,17 @@ struct JitContext {
 static_assert(std::is_standard_layout_v<JitContext>);
 static_assert(std::is_standard_layout_v<runtime::ExecStack>);
 
+// weft_jit_trap's kind for "a callee trapped: add this frame" (no TrapKind).
+inline constexpr uint32_t kJitUnwindOnly = UINT32_MAX;
+
 // Runtime helpers called from generated code (extern "C" ABI: plain SysV calls).
 extern "C" {
 // Records a trap of `kind` in `self` (extra: the table index for
-// IndirectCallNull); generated code then returns 1.
+// IndirectCallNull); generated code then returns 1. With kind
+// kJitUnwindOnly it only adds `self` to the backtrace of a trap being
+// propagated through it: one helper, so that a function's trap stubs load
+// `self` and call once for both (jit/compile_control.cc).
 void weft_jit_trap(JitContext* ctx, runtime::FuncInstance* self, uint32_t kind, uint32_t extra);
-// Adds `self` to the backtrace of the trap being propagated through it.
-void weft_jit_unwind(JitContext* ctx, runtime::FuncInstance* self);
 // The lazy entry's helper (jit/executor_lazy.cc): compiles `self` (or hands
 // it to the interpreter when it cannot be compiled) and returns it; `fp` is
 // the frame its arguments are in.

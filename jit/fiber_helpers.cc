@@ -108,7 +108,7 @@ FiberStatus finish_fiber_instruction(JitContext* ctx, uint64_t* fp, const FiberS
       // becomes this host entry's result, through this frame.
       ctx->trap->error = fibers.take_abort_error();
       ctx->trap->frames = count_backtrace_frames(ctx->trap->error->detail);
-      weft_jit_unwind(ctx, site->self);
+      weft_jit_trap(ctx, site->self, kJitUnwindOnly, 0);
       return {1, 0};
     case FiberOutcome::Kind::Trap:
       break;

@@ -39,6 +39,10 @@ uint32_t count_backtrace_frames(const std::string& detail) {
 extern "C" {
 
 void weft_jit_trap(JitContext* ctx, runtime::FuncInstance* self, uint32_t kind, uint32_t extra) {
+  if (kind == kJitUnwindOnly) {
+    add_frame(*ctx->trap, self);
+    return;
+  }
   auto trap = runtime::TrapKind(kind);
   if (trap == runtime::TrapKind::Interrupted) ctx->interp->store().consume_interrupt();  // the trap answers it
   std::string message = runtime::trap_message(trap);
@@ -49,8 +53,6 @@ void weft_jit_trap(JitContext* ctx, runtime::FuncInstance* self, uint32_t kind, 
   ctx->trap->frames = 0;
   add_frame(*ctx->trap, self);
 }
-
-void weft_jit_unwind(JitContext* ctx, runtime::FuncInstance* self) { add_frame(*ctx->trap, self); }
 
 void weft_jit_throw(JitContext* ctx, const runtime::TagInstance* tag, const uint64_t* payload) {
   ctx->interp->store().throw_new(tag, payload);

@@ -30,6 +30,14 @@ TEST(RelocationList, EntriesComeBackAsAdded) {
       {.at = 5, .index = 0xFFFFFFFF, .ref = InstanceRef::Memory},  // backwards
       {.at = 0xFFFFFFFF, .index = 1, .ref = InstanceRef::CatchSite, .narrow = true},  // the farthest
       {.at = 0, .index = 0x10000000, .ref = InstanceRef::DispatchKey},  // and all the way back
+      // Around one and two LEB bytes' limits for the step (zigzag 127/128,
+      // 16383/16384) and the index (127/128, 0x3FFF/0x4000).
+      {.at = 63, .index = 0x3FFF, .ref = InstanceRef::Function},
+      {.at = 127, .index = 0x4000, .ref = InstanceRef::Function},
+      {.at = 127 + 8191, .index = 200, .ref = InstanceRef::GlobalValue},
+      {.at = 127 + 8191 + 8192, .index = 5, .ref = InstanceRef::GlobalValue, .narrow = true},
+      {.at = 127 + 8191 + 8192 - 8192, .index = 0x3FFF, .ref = InstanceRef::Table},
+      {.at = 127 + 8191 + 8192 - 8192 - 8193, .index = 128, .ref = InstanceRef::Tag},
   };
   std::mt19937 rng(7);
   uint32_t at = 1000;
