@@ -123,7 +123,31 @@ std::vector<std::pair<std::string, Extern>> Instance::exports() const {
 
 // ---- Store -------------------------------------------------------------------
 
-Store::Store(const Engine& engine) : engine_(&engine), store_(std::make_unique<runtime::Store>(engine.config())) {
+namespace {
+
+// The configuration the runtime store works under: the engine's, with guard
+// regions only where JIT code uses them. A guarded memory reserves 8 GiB of
+// address space so that JIT code can skip bounds checks; the interpreter, and
+// JIT code where weft has no fault handler (AArch64 today, or a runtime that
+// keeps its own SIGSEGV handler), check every access and would only pay for
+// the reservation — under qemu-user, whose page bookkeeping grows with it,
+// ~50 MB and 0.3 s per memory (memory_copy.wast: 33 memories, 10.2 s and
+// 1.7 GB with the reservation, 0.5 s and 57 MB without).
+Config runtime_config(const Config& config) {
+  Config effective = config;
+  bool jit_uses_guard_regions = false;
+#ifdef WEFT_HAVE_JIT
+  jit_uses_guard_regions =
+      config.guard_regions && config.tier == Tier::Jit && jit::jit_supported() && jit::guard::available();
+#endif
+  effective.guard_regions = jit_uses_guard_regions;
+  return effective;
+}
+
+}  // namespace
+
+Store::Store(const Engine& engine)
+    : engine_(&engine), store_(std::make_unique<runtime::Store>(runtime_config(engine.config()))) {
 #ifdef WEFT_HAVE_JIT
   if (engine.config().tier == Tier::Jit && jit::jit_supported()) {
     store_->set_executor(std::make_unique<jit::JitExecutor>(*store_));
@@ -247,7 +271,7 @@ Extern Store::create_global(GlobalType type, Value init) {
 
 Extern Store::create_memory(MemoryType type) {
   auto m = runtime::MemoryInstance::create(type, engine_->config().max_memory_pages,
-                                           runtime::wants_guard_region(engine_->config()));
+                                           runtime::wants_guard_region(store_->config()));
   if (!m.ok()) return Extern{ExternKind::Memory, nullptr};
   return Extern{ExternKind::Memory, store_->add_memory(std::move(m).value())};
 }

@@ -11,6 +11,7 @@
 
 #include "jit/backend.h"
 #include "jit/guard_regions.h"
+#include "runtime/objects.h"
 #include "tests/support/wat_harness.h"
 #include "weft/weft.h"
 
@@ -65,6 +66,29 @@ TEST(GuardRegions, OffMeansExplicitChecks) {
   expect_out_of_bounds(jit.call("load", {Value::i32(65533)}));
   expect_out_of_bounds(jit.call("fiber_load", {Value::i32(65533)}));
   EXPECT_EQ(jit::guard::traps_taken(), before);
+}
+
+// The 8 GiB reservation only where JIT code accesses the memory unchecked:
+// not on the interpreter, not with the option off, not where the JIT has no
+// guard regions (AArch64) — there a memory reserves its maximum, as always.
+TEST(GuardRegions, OnlyMemoriesThatJitCodeAccessesUncheckedReserveTheRegion) {
+  constexpr const char* kTwoPages = "(module (memory (export \"m\") 1 2))";
+  struct Case { Tier tier; bool option; bool guarded; };
+  for (const Case& c : {Case{Tier::Interpreter, true, false}, Case{Tier::Jit, false, false},
+                        Case{Tier::Jit, true, guard_regions_here()}}) {
+    Config config;
+    config.tier = c.tier;
+    config.guard_regions = c.option;
+    WatHarness h(config, kTwoPages);
+    const runtime::MemoryInstance& memory = *h.instance->raw->memories[0];
+    SCOPED_TRACE(testing::Message() << "tier " << int(c.tier) << ", option " << c.option);
+    EXPECT_EQ(memory.guarded, c.guarded);
+    EXPECT_EQ(memory.reserved_bytes, c.guarded ? runtime::MemoryInstance::kGuardRegionBytes : 2 * 65536u);
+    // A memory made by the embedder follows the same rule.
+    const Extern made = h.store.create_memory(MemoryType{Limits{1, 2}});
+    ASSERT_NE(made.object, nullptr);
+    EXPECT_EQ(static_cast<const runtime::MemoryInstance*>(made.object)->guarded, c.guarded);
+  }
 }
 
 // An embedder's SIGSEGV handler installed before weft's: Wasm's faults are
