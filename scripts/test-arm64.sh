@@ -36,19 +36,21 @@
 #     under qemu is 28,851 bytes against the 8 KiB bound.
 #
 # Measured on the 2-core CI machine (AMD EPYC, qemu 7.2, -j2) in a
-# fresh-clone .ci/run on 2026-11-28 (16:47–17:46 UTC, commit de132d8; the
+# fresh-clone .ci/run on 2026-11-28 (22:09–22:55 UTC, commit 450cdb9; the
 # phase lines this script prints):
-#   cross build from scratch:                                      391 s
-#   ctest under qemu, 1751 entries, all passing:                   827 s
-#   differential slices: 41,008 runs (80 modules with one and two
-#   memories, 1000 fiber programs) and 19,536 SIMD runs (40 modules): 424 s
-# So `make test-arm64` from scratch takes ~27 minutes of .ci/run's 58 (the
-# same phases took 377 / 712 / 310 s in the run of bc845a5, 53.5 minutes in
-# all; 478 / 924 / 341 s in the run of 1abe299 at 19:48–20:51 UTC, 63.4
-# minutes in all — over the budget on a slower hour). The suites grew since
-# the first AArch64 JIT run (1432 entries, 2 min 42 s; a 12,346-run slice,
-# 14 s): this script is now most of what keeps .ci/run near its 60-minute
-# budget, and it needs cutting before anything is added under qemu.
+#   cross build from scratch:                                      384 s
+#   ctest under qemu, 1752 entries, all passing:                   476 s
+#   differential slices: 49,056 runs (80 modules with one and two
+#   memories, 1000 fiber programs) and 19,072 SIMD runs (40 modules):  48 s
+# So `make test-arm64` from scratch takes ~15 minutes of .ci/run's 45.6.
+# Before 450cdb9 every memory of an AArch64 JIT store reserved the 8 GiB
+# guard region its code does not use, and qemu-user's page bookkeeping for
+# such a reservation costs ~50 MB and ~0.3 s per memory: the same phases took
+# 478 / 924 / 341 s in the run of 1abe299 (19:48–20:51 UTC, 63.4 minutes in
+# all, over the 60-minute budget), 391 / 827 / 424 s for de132d8 (58 minutes).
+# What remains slow under qemu for the same reason, on both tiers: a memory
+# without a declared maximum reserves 4 GiB (runtime/memory.cc), so
+# simd_align.wast's many such memories take 7–10 s per entry.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
