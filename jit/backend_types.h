@@ -38,6 +38,21 @@ constexpr Cond negate(Cond c) {
 }
 
 enum class IntOp : uint8_t { Add, Sub, Mul, And, Or, Xor };
+
+// MacroAssembler::check_stack_limits (jit/macro_assembler_interface.inc) as
+// the seven operations it stands for: AArch64's form, and x86-64's when its
+// template cannot be used.
+template <class Masm, class Label>
+void check_stack_limits_one_by_one(Masm& m, Reg depth, Reg ctx, int32_t native_limit, int32_t stack,
+                                   int32_t stack_limit, Reg frame, int32_t frame_end, Reg t0, Reg t1, Label overflow) {
+  m.count_down(depth, overflow);
+  m.compare_stack_pointer(ctx, native_limit);
+  m.jump_if_below(overflow);
+  m.load64(t1, ctx, stack);
+  m.address_of(t0, frame, frame_end);
+  m.compare_mem64(t0, t1, stack_limit);
+  m.jump_if_above(overflow);
+}
 enum class ShiftOp : uint8_t { Shl, ShrS, ShrU, Rotl, Rotr };
 enum class FloatOp : uint8_t { Add, Sub, Mul, Div };
 // Wasm float comparisons: all false on an unordered (NaN) pair except Ne.

@@ -86,15 +86,12 @@ void FunctionCompiler::prologue(bool params_in_registers) {
       }
     });
   }
-  Label overflow = trap_label(runtime::TrapKind::CallStackExhausted);
-  masm_.count_down(Registers::kDepth, overflow);  // max_depth frames counted already
-  masm_.compare_stack_pointer(kCtx, ctx_native_limit);
-  masm_.jump_if_below(overflow);
+  // The call depth (max_depth frames counted already), the native stack and
+  // the Wasm stack: any exhausted is a call-stack-exhausted trap.
   constexpr Reg t0 = Registers::kTemp0, t1 = Registers::kTemp1, t2 = Registers::kTemp2;
-  masm_.load64(kScratch, kCtx, ctx_stack);
-  masm_.address_of(t0, kFp, slot_disp(frame_slots_));
-  masm_.compare_mem64(t0, kScratch, stack_limit);
-  masm_.jump_if_above(overflow);
+  masm_.check_stack_limits(Registers::kDepth, kCtx, ctx_native_limit, ctx_stack, stack_limit, kFp,
+                           slot_disp(frame_slots_), t0, kScratch,
+                           trap_label(runtime::TrapKind::CallStackExhausted));
   // Declared locals start at zero — zeroed through the pin of one of them,
   // if one is pinned, so that its register needs nothing more.
   const uint32_t params = self_->param_slots;
@@ -202,13 +199,13 @@ void FunctionCompiler::epilogue_and_stubs() {
     masm_.int_op_imm(IntOp::Sub, false, Registers::kArg[2], 1);
     next_stub();
   }
-  if (stubs > 0 || masm_.referenced(common_trap_)) {
+  if (stubs > 0) {  // only the stubs reach common_trap_
     masm_.bind(common_trap_);
     masm_.move(Registers::kArg[0], kCtx);
     move_instance_word(Registers::kArg[1], InstanceRef::Function, self_index_);
     masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_trap));
   }
-  if (stubs > 0 || masm_.referenced(common_trap_) || masm_.referenced(trap_return_)) {  // common_trap_ falls through
+  if (stubs > 0 || masm_.referenced(trap_return_)) {  // common_trap_ falls through
     masm_.bind(trap_return_);
     masm_.move_imm(Registers::kReturn, 1);
     masm_.jump(exit_label_);

@@ -707,6 +707,11 @@ void MacroAssembler::count_down(Reg r, Label exhausted) {
   asm_.b(CondCode::kLO, label(exhausted));  // carry clear: the subtraction borrowed
 }
 
+void MacroAssembler::check_stack_limits(Reg depth, Reg ctx, int32_t native_limit, int32_t stack, int32_t stack_limit,
+                                        Reg frame, int32_t frame_end, Reg t0, Reg t1, Label overflow) {
+  check_stack_limits_one_by_one(*this, depth, ctx, native_limit, stack, stack_limit, frame, frame_end, t0, t1, overflow);
+}
+
 void MacroAssembler::compare8_mem_imm(Reg base, int32_t disp, uint8_t value) {
   load(kTmp, base, disp, 1, false);
   asm_.cmp(w(kTmp), Imm(value));

@@ -1050,6 +1050,53 @@ void MacroAssembler::count_down(Reg r, Label exhausted) {
   int_op_imm(IntOp::Sub, false, r, 1);  // sub, not dec: the borrow is the carry flag
   jump_if(Cond::LtU, exhausted);        // sub + jb: one fused µop
 }
+void MacroAssembler::check_stack_limits(Reg depth, Reg ctx, int32_t native_limit, int32_t stack, int32_t stack_limit,
+                                        Reg frame, int32_t frame_end, Reg t0, Reg t1, Label overflow) {
+  // At most 54 bytes: the template's head (sub 4, jb 6, cmp rsp 8, jb 6, mov
+  // 8), the lea (8) and the tail (cmp 8, ja 6); the three jumps rel32 to the
+  // still unbound trap label. Otherwise — no room, or a bound label — the
+  // forms one by one, which emit the same bytes (tests/jit/encoding_test.cc).
+  constexpr size_t kBytes = 64;
+  uint8_t* p = asm_._bufferPtr;
+  if (size_t(asm_._bufferEnd - p) < kBytes || labels_[overflow.id].offset != kUnbound) [[unlikely]]
+    return check_stack_limits_one_by_one(*this, depth, ctx, native_limit, stack, stack_limit, frame, frame_end, t0, t1,
+                                         overflow);
+  StackCheckTemplate& t = stack_check_;
+  if (!t.made || t.depth != depth || t.ctx != ctx || t.t0 != t0 || t.t1 != t1 || t.native_limit != native_limit ||
+      t.stack != stack || t.stack_limit != stack_limit) [[unlikely]] {
+    auto jcc = [](uint8_t* q, CondCode cc) {  // jcc rel32, the field left zero
+      *q++ = 0x0F;
+      *q++ = uint8_t(0x80 | int(cc));
+      return put_imm32(q, 0);
+    };
+    uint8_t* q = t.head;
+    q = put_group1_imm(q, false, group1_digit(IntOp::Sub), depth, 1);  // sub depth32, 1
+    q = jcc(q, CondCode::kUnsignedLT);
+    t.head_fields[0] = uint8_t(q - 4 - t.head);
+    q = put_rm(q, true, 0x3B, reg::rsp, ctx, native_limit);  // cmp rsp, [ctx + native_limit]
+    q = jcc(q, CondCode::kUnsignedLT);
+    t.head_fields[1] = uint8_t(q - 4 - t.head);
+    q = put_rm(q, true, 0x8B, t1, ctx, stack);  // mov t1, [ctx + stack]
+    t.head_size = uint8_t(q - t.head);
+    q = put_rm(t.tail, true, 0x3B, t0, t1, stack_limit);  // cmp t0, [t1 + stack_limit]
+    q = jcc(q, CondCode::kUnsignedGT);
+    t.tail_field = uint8_t(q - 4 - t.tail);
+    t.tail_size = uint8_t(q - t.tail);
+    t.depth = depth, t.ctx = ctx, t.t0 = t0, t.t1 = t1;
+    t.native_limit = native_limit, t.stack = stack, t.stack_limit = stack_limit;
+    t.made = true;
+  }
+  const uint32_t head_at = uint32_t(p - asm_._bufferData);
+  std::memcpy(p, t.head, sizeof t.head);  // whole arrays: fixed-size copies; the bytes past the size are overwritten
+  refer(overflow, head_at + t.head_fields[0], head_at + t.head_fields[0] + 4);
+  refer(overflow, head_at + t.head_fields[1], head_at + t.head_fields[1] + 4);
+  p = put_rm(p + t.head_size, true, 0x8D, t0, frame, frame_end);  // lea t0, [frame + frame_end]
+  const uint32_t tail_at = uint32_t(p - asm_._bufferData);
+  std::memcpy(p, t.tail, sizeof t.tail);
+  refer(overflow, tail_at + t.tail_field, tail_at + t.tail_field + 4);
+  commit(p + t.tail_size);
+}
+
 void MacroAssembler::compare8_mem_imm(Reg base, int32_t disp, uint8_t value) {
   if (uint8_t* p = reserve()) {
     p = put_rm(p, false, 0x80, 7, base, disp);  // 80 /7 ib

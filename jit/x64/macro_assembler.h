@@ -153,6 +153,20 @@ class MacroAssembler {
   // up once it is.
   std::vector<uint32_t> unshifted_near_fields_;
 
+  // check_stack_limits' bytes but the frame end's lea, encoded once for the
+  // registers and offsets they were made for (every prologue passes the same)
+  // and copied after: the head (sub, jb, cmp rsp, jb, mov) before the lea, the
+  // tail (cmp, ja) after it, and where their rel32 fields are.
+  struct StackCheckTemplate {
+    Reg depth = 0, ctx = 0, t0 = 0, t1 = 0;
+    int32_t native_limit = 0, stack = 0, stack_limit = 0;
+    bool made = false;
+    uint8_t head_size = 0, tail_size = 0;
+    uint8_t head_fields[2] = {}, tail_field = 0;
+    uint8_t head[32] = {}, tail[16] = {};
+  };
+  StackCheckTemplate stack_check_;
+
   // Room for one directly encoded instruction at the buffer's end (nullptr if
   // the buffer cannot grow; the error is recorded), and the new end after it.
   // Room one reserve() guarantees: the longest single direct form is 10 bytes,

@@ -539,6 +539,50 @@ TEST(JitEncoding, DirectBranchesMatchAsmjit) {
             (Bytes{0x49, 0xBB, 0xBC, 0x9A, 0x78, 0x56, 0x34, 0x12, 0x00, 0x00, 0x41, 0xFF, 0xD3}));
 }
 
+// The prologue's stack checks in one form (a template copied per function)
+// against the seven forms they replaced: several functions in one buffer
+// (the template reused, and made again when the registers or offsets change),
+// bases that need a SIB byte or a displacement byte, frame ends of one and
+// four bytes, and a label bound before (the forms one by one).
+TEST(JitEncoding, StackCheckTemplateMatchesTheFormsItReplaces) {
+  struct Args { Reg depth, ctx, t0, t1; int32_t native_limit, stack, stack_limit; Reg frame; int32_t frame_end; };
+  const Args cases[] = {
+      {reg::r15, reg::r12, reg::rax, reg::r11, 8, 16, 24, reg::rbp, 64},
+      {reg::r15, reg::r12, reg::rax, reg::r11, 8, 16, 24, reg::rbp, 4096},
+      {reg::r15, reg::r12, reg::rax, reg::r11, 8, 16, 24, reg::rbp, -8},
+      {reg::rbx, reg::r13, reg::r10, reg::rsi, 0, 200, 0, reg::r12, 1 << 20},
+      {reg::r15, reg::r12, reg::rax, reg::r11, 8, 16, 24, reg::rbp, 120},
+  };
+  for (const bool bound_before : {false, true}) {
+    const Bytes fused = encode([&](MacroAssembler& m) {
+      for (const Args& a : cases) {
+        auto overflow = m.new_label();
+        if (bound_before) m.bind(overflow);
+        m.check_stack_limits(a.depth, a.ctx, a.native_limit, a.stack, a.stack_limit, a.frame, a.frame_end, a.t0, a.t1,
+                             overflow);
+        m.raw().nop();
+        if (!bound_before) m.bind(overflow);
+      }
+    });
+    const Bytes separate = encode([&](MacroAssembler& m) {
+      for (const Args& a : cases) {
+        auto overflow = m.new_label();
+        if (bound_before) m.bind(overflow);
+        m.count_down(a.depth, overflow);
+        m.compare_stack_pointer(a.ctx, a.native_limit);
+        m.jump_if_below(overflow);
+        m.load64(a.t1, a.ctx, a.stack);
+        m.address_of(a.t0, a.frame, a.frame_end);
+        m.compare_mem64(a.t0, a.t1, a.stack_limit);
+        m.jump_if_above(overflow);
+        m.raw().nop();
+        if (!bound_before) m.bind(overflow);
+      }
+    });
+    EXPECT_EQ(fused, separate) << (bound_before ? "label bound before" : "label bound after");
+  }
+}
+
 // The jump table (br_table) against the asmjit sequence it replaced: entries to
 // labels bound before and after the table.
 // Loop heads are padded to kLoopAlignment (64): up to 9 bytes with one long
