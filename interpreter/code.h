@@ -98,7 +98,7 @@ struct CompiledFunction {
   // What the IFuel at the start of the code charges (0 when unmetered). A fresh
   // fiber entered at a function-level clause skips that op, so it pays this on entry.
   uint32_t entry_fuel = 0;
-  // Not translated yet (Interpreter::prepare_instance_lazily): `code` is a
+  // Not translated yet (Interpreter::prepare_instance_lazily, make_record): `code` is a
   // single ITranslate op that translates the function at its first entry;
   // param_slots, result_slots, func and memory are already valid.
   bool pending = false;
@@ -106,5 +106,18 @@ struct CompiledFunction {
   CompiledFunction& operator=(CompiledFunction&&);  // a pending record receives its translation
   ~CompiledFunction();
 };
+
+// The record of a Wasm function (`func->compiled`). A lazily prepared
+// instance (Interpreter::prepare_instance_lazily, the default on both tiers)
+// makes each record, pending, at its first need — the first interpreted call
+// of the function, or the translation of a caller that embeds its address —
+// in storage reserved for all of them but not written: a large module's
+// records are megabytes of fresh pages that a JIT-tier program mostly never
+// reads. nullptr only for a function whose instance failed to prepare.
+const CompiledFunction* make_record(runtime::FuncInstance* func);
+inline const CompiledFunction* record_of(runtime::FuncInstance* func) {
+  if (__builtin_expect(func->compiled != nullptr, 1)) return static_cast<const CompiledFunction*>(func->compiled);
+  return make_record(func);
+}
 
 }  // namespace weft::interpreter

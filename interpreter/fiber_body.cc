@@ -11,7 +11,7 @@ namespace weft::interpreter {
 
 Result<void> InterpreterFiberBody::run(runtime::FuncInstance* fn, Slot* fp, const runtime::ExecStack& exec,
                                        uint64_t handle, std::span<const uint64_t> args, bool deliver_event) {
-  const auto* cf = static_cast<const CompiledFunction*>(fn->compiled);
+  const CompiledFunction* cf = record_of(fn);
   WEFT_TRY(ensure_translated(*cf));  // the JIT tier translates on first use
   if (uint64_t(exec.limit - exec.base) < uint64_t(cf->frame_slots) + 1 + args.size())
     return make_error(ErrorKind::Exhaustion, runtime::trap_message(runtime::TrapKind::CallStackExhausted));

@@ -11,13 +11,53 @@
 namespace weft::interpreter {
 
 namespace {
+// An instance's records, one array allocated once (callers' code embeds the
+// records' addresses; a record apiece cost an allocation per function at
+// instantiation). Storage for every defined function is reserved, but a
+// record is constructed only when made (make_record, or at preparation for a
+// function translated then): `instance->functions[i]->compiled` pointing at
+// its slot says it was.
 struct InstanceCode {
-  // One array, allocated once: callers' code embeds the records' addresses,
-  // and a record apiece cost an allocation per function at instantiation.
-  std::unique_ptr<CompiledFunction[]> functions;
-  size_t count = 0;
+  InstanceCode(const runtime::Instance& inst, runtime::MemoryInstance* mem)
+      : instance(inst),
+        imported(inst.module->num_imported_functions()),
+        count(inst.module->functions.size()),
+        memory(mem),
+        records(static_cast<CompiledFunction*>(::operator new(count * sizeof(CompiledFunction)))) {}
+  InstanceCode(const InstanceCode&) = delete;
+  InstanceCode& operator=(const InstanceCode&) = delete;
+  ~InstanceCode() {
+    for (size_t i = 0; i < count; ++i) {
+      runtime::FuncInstance* func = instance.functions[imported + i];
+      if (func->compiled != &records[i]) continue;
+      records[i].~CompiledFunction();
+      func->compiled = nullptr;
+    }
+    ::operator delete(records);
+  }
+  // Constructs the record of defined function `i`, pending, for its
+  // FuncInstance (whose `compiled` it becomes).
+  CompiledFunction& make_pending_record(size_t i) {
+    runtime::FuncInstance* func = instance.functions[imported + i];
+    CompiledFunction* cf = new (&records[i]) CompiledFunction;
+    make_pending(*cf, func, memory);
+    func->compiled = cf;
+    return *cf;
+  }
+
+  const runtime::Instance& instance;
+  const uint32_t imported;
+  const size_t count;
+  runtime::MemoryInstance* const memory;  // the instance's memory 0 (or the interpreter's empty one)
+  CompiledFunction* const records;
 };
 }  // namespace
+
+const CompiledFunction* make_record(runtime::FuncInstance* func) {
+  if (func->is_host() || func->instance->executor_data == nullptr) return nullptr;
+  auto& code = *static_cast<InstanceCode*>(func->instance->executor_data);
+  return &code.make_pending_record(func->index - code.imported);
+}
 
 Interpreter::Interpreter(runtime::Store& store) : store_(store), current_stack_(&store.stack()) {
   frames_.reset(new Frame[size_t(store.config().max_call_depth) + 1]);
@@ -35,47 +75,34 @@ Result<void> Interpreter::prepare_instance(runtime::Instance& instance) {
 Result<void> Interpreter::prepare_instance_lazily(runtime::Instance& instance) { return prepare(instance, true); }
 
 Result<void> Interpreter::prepare(runtime::Instance& instance, bool lazy) {
-  auto code = std::make_unique<InstanceCode>();
   const Module& module = *instance.module;
-  const uint32_t imported = module.num_imported_functions();
-  runtime::MemoryInstance* memory = instance.memories.empty() ? &no_memory_ : instance.memories[0];
-  // Every function's record exists before any is translated: calls embed
-  // the callee's address. One pass writes each record whole (pending, as
-  // by default, or just its function and memory when translated below):
-  // a large module's records are megabytes, more than the cache holds, and
-  // a second pass would fetch every line again.
-  code->count = module.functions.size();
-  code->functions = std::make_unique<CompiledFunction[]>(code->count);
+  auto code = std::make_unique<InstanceCode>(instance, instance.memories.empty() ? &no_memory_ : instance.memories[0]);
+  // Every function's record is made before any is translated (calls embed
+  // the callee's address): all of them for eager translation; when lazy, only
+  // those translation refuses outright (an oversized frame), which stay an
+  // instantiation error on every tier — the rest at their first need.
   std::vector<uint32_t> translate_now;
   for (size_t i = 0; i < code->count; ++i) {
-    CompiledFunction& cf = code->functions[i];
-    runtime::FuncInstance* func = instance.functions[imported + i];
-    func->compiled = &cf;
     if (lazy) {
-      // Deferred, except where translation refuses the function outright (an
-      // oversized frame): that stays an instantiation error on every tier.
       uint64_t declared = 0;
       for (const LocalGroup& g : module.functions[i].locals) declared += uint64_t(g.count) * g.type.slots();
-      if (declared <= kMaxLocalSlots) {
-        make_pending(cf, func, memory);
-        continue;
-      }
+      if (declared <= kMaxLocalSlots) continue;
     }
-    cf.func = func;
-    cf.memory = memory;
     translate_now.push_back(uint32_t(i));
   }
+  // Lazily made records find the code here (make_record); a failed
+  // translation below releases it again, and with it every record made.
+  instance.executor_data = code.get();
+  for (const uint32_t i : translate_now) code->make_pending_record(i);
   for (const uint32_t i : translate_now) {
-    Result<void> r = translate_function(instance, i, instance.info->functions[i].max_stack_height,
-                                        code->functions[i]);
+    CompiledFunction& cf = code->records[i];
+    Result<void> r = ensure_translated(cf);
     if (!r.ok()) {
-      Error e = std::move(r).error();
-      e.location = Location::in_function(imported + i, 0);
-      for (size_t k = 0; k < code->count; ++k) code->functions[k].func->compiled = nullptr;
-      return e;
+      instance.executor_data = nullptr;
+      return r;
     }
   }
-  instance.executor_data = code.release();
+  code.release();
   return {};
 }
 
@@ -85,7 +112,7 @@ void Interpreter::release_instance(runtime::Instance& instance) {
 }
 
 Result<void> Interpreter::call(runtime::FuncInstance* func, uint64_t* args_results) {
-  auto* cf = static_cast<const CompiledFunction*>(func->compiled);
+  const CompiledFunction* cf = record_of(func);
   if (!cf) return make_error(ErrorKind::Usage, "function is not ready to run");
   // A host → Wasm entry runs on the current context's stack (the store's, or
   // the fiber's whose host call re-entered Wasm) and starts a chain segment.
@@ -106,8 +133,8 @@ Result<void> Interpreter::call(runtime::FuncInstance* func, uint64_t* args_resul
 std::vector<DispatchSiteOf> dispatch_sites(const runtime::Instance& instance) {
   std::vector<DispatchSiteOf> out;
   for (uint32_t f = instance.module->num_imported_functions(); f < instance.functions.size(); ++f) {
-    const auto* cf = static_cast<const CompiledFunction*>(instance.functions[f]->compiled);
-    if (!cf || !ensure_translated(*cf).ok()) continue;  // the JIT tier translates lazily
+    const CompiledFunction* cf = record_of(instance.functions[f]);
+    if (!cf || !ensure_translated(*cf).ok()) continue;  // translated lazily
     for (const auto& site : cf->sites) {
       const bool entry = site.get() == cf->entry_site;
       if (entry && site->clauses.empty()) continue;  // no function-level clauses

@@ -45,9 +45,10 @@ class Interpreter final : public runtime::Executor {
   explicit Interpreter(runtime::Store& store);
   ~Interpreter() override;
   Result<void> prepare_instance(runtime::Instance& instance) override;
-  // As prepare_instance, but each function is translated only when it is first
-  // entered in the interpreter (CompiledFunction::pending, ensure_translated):
-  // for the JIT tier, whose compiled functions rarely or never run here.
+  // As prepare_instance, but each function's record is made at its first need
+  // (record_of) and translated only when it is first entered in the
+  // interpreter (CompiledFunction::pending, ensure_translated): for the JIT
+  // tier, whose compiled functions rarely or never run here.
   Result<void> prepare_instance_lazily(runtime::Instance& instance);
   void release_instance(runtime::Instance& instance) override;
   Result<void> call(runtime::FuncInstance* func, uint64_t* args_results) override;

@@ -366,7 +366,7 @@ class Translator {
   void do_br_if(uint32_t depth, bool jump_when_true = true);  // pops the condition
   void do_br_table(std::span<const uint32_t> targets);
   void emit_return();
-  void emit_call(const runtime::FuncInstance* callee);
+  void emit_call(runtime::FuncInstance* callee);
   bool reachable() const { return !ctrls_.back().unreachable; }
   void set_unreachable() {
     ctrls_.back().unreachable = true;
@@ -1022,7 +1022,7 @@ void Translator::do_br_table(std::span<const uint32_t> depths) {
   }
 }
 
-void Translator::emit_call(const runtime::FuncInstance* callee) {
+void Translator::emit_call(runtime::FuncInstance* callee) {
   size_t nargs = callee->type->params.size();
   materialize_top(nargs);
   uint32_t arg_base = nargs ? stack_[stack_.size() - nargs].home : next_home();
@@ -1033,7 +1033,7 @@ void Translator::emit_call(const runtime::FuncInstance* callee) {
   } else {
     emit_op(IOp::ICall);
     emit(arg_base);
-    emit_ptr(callee->compiled);
+    emit_ptr(record_of(callee));
   }
   stack_.resize(stack_.size() - nargs);
   for (ValType t : callee->type->results) push_temp(width_of(t));
@@ -1188,7 +1188,7 @@ Result<void> Translator::run() {
         break;
       case Opcode::Call: emit_call(inst_.functions[in.index]); break;
       case Opcode::ReturnCall: {
-        const runtime::FuncInstance* callee = inst_.functions[in.index];
+        runtime::FuncInstance* callee = inst_.functions[in.index];
         if (callee->is_host()) {  // a host function cannot replace a Wasm frame: call, then return
           const uint32_t begin = here();
           emit_call(callee);
@@ -1199,7 +1199,7 @@ Result<void> Translator::run() {
           const uint32_t arg_base = nargs ? stack_[stack_.size() - nargs].home : next_home();
           emit_op(IOp::IReturnCall);
           emit(arg_base);
-          emit_ptr(callee->compiled);
+          emit_ptr(record_of(callee));
           stack_.resize(stack_.size() - nargs);
           for (ValType t : callee->type->results) push_temp(width_of(t));  // (unreachable: for the model only)
         }

@@ -162,8 +162,9 @@ void JitExecutor::use_entry_stubs() {
 }
 
 Result<void> JitExecutor::prepare_instance(runtime::Instance& instance) {
-  // Every function gets an interpreter record (the fallback path, and what
-  // interpreted callers embed), translated only if it is ever interpreted:
+  // Every function can have an interpreter record (the fallback path, and
+  // what interpreted callers embed), made at its first need
+  // (interpreter::record_of) and translated only if it is ever interpreted:
   // eagerly below for the functions the compiler rejects, on first entry for
   // the rest (inside fibers, say).
   WEFT_TRY(interp_.prepare_instance_lazily(instance));
@@ -390,7 +391,7 @@ Result<void> JitExecutor::translate_fallbacks(runtime::Instance& instance, const
   const uint32_t imported = instance.module->num_imported_functions();
   for (uint32_t i : fallbacks) {
     Result<void> r = interpreter::ensure_translated(
-        *static_cast<const interpreter::CompiledFunction*>(instance.functions[imported + i]->compiled));
+        *interpreter::record_of(instance.functions[imported + i]));
     if (!r.ok()) {
       release_instance(instance);
       return r;

@@ -85,7 +85,7 @@ uint64_t weft_jit_catch(JitContext* ctx, uint64_t* fp, const CatchSite* site) {
 }
 
 uint32_t weft_jit_enter_interpreter(JitContext* ctx, uint64_t* fp, runtime::FuncInstance* self) {
-  auto* cf = static_cast<const interpreter::CompiledFunction*>(self->compiled);
+  const interpreter::CompiledFunction* cf = interpreter::record_of(self);
   Result<void> r = interpreter::execute(*ctx->interp, cf, reinterpret_cast<interpreter::Slot*>(fp));
   // The interpreted code may have run fibers with JIT bodies.
   sync_after_switch(ctx);
