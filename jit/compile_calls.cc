@@ -101,7 +101,8 @@ void FunctionCompiler::move_to_param(uint32_t position, bool fp, Reg reg) {
         masm_.fp_load(x, kFrameReg, stack_disp(position));
       else
         masm_.load64(reg, kFrameReg, stack_disp(position));
-      break;    case Loc::Vec:  // never: a v128 goes in slots (for_each_register_param)
+      break;
+    case Loc::Vec:  // never: a v128 goes in slots (for_each_register_param)
       break;
   }
   v = StackValue{};  // spent: a slot nobody reads

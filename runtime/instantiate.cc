@@ -139,14 +139,30 @@ void eval_const_expr(const Instance& instance, const ConstExpr& expr, uint64_t o
   struct Slots {
     uint64_t lo = 0, hi = 0;
   };
-  std::vector<Slots> stack;
+  // Nearly every expression is one instruction (an elem segment has one per
+  // item, thousands in a C program's function table): its value stays here,
+  // without an allocation; a deeper extended-const expression continues on
+  // the heap.
+  struct Stack {
+    Slots inline_values[4];
+    std::vector<Slots> heap;
+    Slots* values = inline_values;
+    size_t count = 0, capacity = 4;
+    void push_back(Slots v) {
+      if (count == capacity) [[unlikely]] {
+        if (values == inline_values) heap.assign(inline_values, inline_values + count);
+        capacity *= 2;
+        heap.resize(capacity);
+        values = heap.data();
+      }
+      values[count++] = v;
+    }
+    Slots pop() { return values[--count]; }
+    size_t size() const { return count; }
+  } stack;
   InstructionReader reader(expr.code);
   Instruction in;
-  auto pop = [&] {
-    const Slots v = stack.back();
-    stack.pop_back();
-    return v;
-  };
+  auto pop = [&] { return stack.pop(); };
   while (reader.next(in) && in.op != Opcode::End) {
     switch (in.op) {
       case Opcode::I32Const:
@@ -182,8 +198,8 @@ void eval_const_expr(const Instance& instance, const ConstExpr& expr, uint64_t o
     }
   }
   if (stack.size() == 1) {
-    out[0] = stack[0].lo;
-    out[1] = stack[0].hi;
+    out[0] = stack.values[0].lo;
+    out[1] = stack.values[0].hi;
   } else {
     out[0] = out[1] = 0;
   }

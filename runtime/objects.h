@@ -95,6 +95,9 @@ struct MemoryInstance {
 
 // Whether memories made under `config` reserve a guard region: only JIT code
 // omits bounds checks, so the interpreter tier does not pay the address space.
+// A store made through the API gets a configuration with the option already
+// off where the JIT has no guard regions (AArch64, no fault handler):
+// `runtime_config` in api/store.cc.
 inline bool wants_guard_region(const Config& config) { return config.guard_regions && config.tier == Tier::Jit; }
 
 // A table of references: funcref slots hold FuncInstance* (0 = null),

@@ -249,6 +249,35 @@ WEFT_EXEC_TEST(Execution, HostFunctionsCanReenterWasm) {
   EXPECT_EQ(h.i32("run", {Value::i32(21)}), 1043u);
 }
 
+// Constant expressions (runtime/instantiate.cc eval_const_expr) keep up to
+// four values without an allocation: these go deeper — nine values before
+// the first add in a global, seven in an i64 one, five in an elem segment's
+// offset — beside one-instruction ones (v128 included).
+WEFT_EXEC_TEST(Execution, DeepExtendedConstantExpressions) {
+  WatHarness h(tier(), R"((module
+    (global $g i32
+      (i32.add (i32.const 1) (i32.add (i32.const 2) (i32.add (i32.const 3) (i32.add (i32.const 4)
+        (i32.add (i32.const 5) (i32.add (i32.const 6) (i32.add (i32.const 7) (i32.add (i32.const 8)
+          (i32.const 9))))))))))
+    (global $w i64
+      (i64.sub (i64.mul (i64.const 3) (i64.mul (i64.const 5) (i64.mul (i64.const 7) (i64.mul (i64.const 11)
+        (i64.mul (i64.const 13) (i64.mul (i64.const 17) (i64.const 19))))))) (i64.const 1)))
+    (global $v v128 (v128.const i32x4 1 2 3 4))
+    (table 16 funcref)
+    (elem (table 0) (offset (i32.sub (i32.add (i32.const 1) (i32.add (i32.const 2) (i32.add (i32.const 3)
+      (i32.add (i32.const 4) (i32.const 5))))) (i32.const 10))) func $seven)
+    (func $seven (result i32) (i32.const 7))
+    (func (export "g") (result i32) (global.get $g))
+    (func (export "w") (result i64) (global.get $w))
+    (func (export "v") (result i32) (i32x4.extract_lane 3 (global.get $v)))
+    (func (export "at") (param i32) (result i32) (call_indirect (result i32) (local.get 0))))
+  )");
+  EXPECT_EQ(h.i32("g", {}), 45u);
+  EXPECT_EQ(h.value("w", {}), 3ull * 5 * 7 * 11 * 13 * 17 * 19 - 1);
+  EXPECT_EQ(h.i32("v", {}), 4u);
+  EXPECT_EQ(h.i32("at", {Value::i32(5)}), 7u);  // 1 + 2 + 3 + 4 + 5 - 10
+}
+
 WEFT_EXEC_TEST(Execution, MemoryGrowAndBulkOps) {
   WatHarness h(tier(), R"((module (memory 1 3)
     (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0)))
