@@ -73,8 +73,23 @@ size_t CodeArena::capacity_for(size_t body_bytes, size_t extra, size_t reach) {
 std::unique_ptr<CodeArena> CodeArena::create_sealable(size_t capacity) {
   const size_t page = size_t(sysconf(_SC_PAGESIZE));
   capacity = align_up(capacity, page);
-  void* memory = mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (memory == MAP_FAILED) return nullptr;
+  // Code of 2 MiB or more starts on a 2 MiB boundary, so that huge pages
+  // (below) back it from its first byte: the kernel places a mapping whose
+  // length is not a multiple of 2 MiB anywhere page-aligned, and the code
+  // before the first boundary — up to 2 MiB, written first — took a fault
+  // per 4 KiB page (~140 of them per eager instantiation of ttf-12m,
+  // docs/performance.md, "Eager code from its first byte on huge pages").
+  // Over-reserve by the alignment, then give back the head and tail.
+  constexpr size_t kHugePage = size_t(2) << 20;
+  const size_t slack = capacity >= kHugePage ? kHugePage - page : 0;
+  void* mapped = mmap(nullptr, capacity + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                      -1, 0);
+  if (mapped == MAP_FAILED) return nullptr;
+  uint8_t* const start = static_cast<uint8_t*>(mapped);
+  uint8_t* const memory =
+      slack ? reinterpret_cast<uint8_t*>(align_up(reinterpret_cast<uintptr_t>(start), kHugePage)) : start;
+  if (memory > start) munmap(start, size_t(memory - start));
+  if (start + slack > memory) munmap(memory + capacity, size_t(start + slack - memory));
 #ifdef MADV_HUGEPAGE
   // A fault then backs 2 MiB at once instead of 4 KiB (a large module's
   // eager code: a few faults instead of thousands; docs/performance.md,
@@ -82,7 +97,7 @@ std::unique_ptr<CodeArena> CodeArena::create_sealable(size_t capacity) {
   madvise(memory, capacity, MADV_HUGEPAGE);  // failing (no THP): 4 KiB pages
 #endif
   std::unique_ptr<CodeArena> arena(
-      new CodeArena(static_cast<uint8_t*>(memory), static_cast<uint8_t*>(memory), capacity, 0));
+      new CodeArena(memory, memory, capacity, 0));
   arena->sealable_ = true;
   return arena;
 }

@@ -9,13 +9,16 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "jit/code_arena.h"
 #include "jit/executor.h"
 #include "weft/weft.h"
 
@@ -52,21 +55,36 @@ std::vector<uintptr_t> code_addresses() {
   return out;
 }
 
-// The permissions ("r-xp", …) of the mapping holding `address`, or "" if none does.
-std::string permissions_of(uintptr_t address) {
+// The mappings of this process (/proc/self/maps), each [start, end) with its
+// permissions ("r-xp", …) and path ("" for anonymous memory, "[heap]", …).
+struct Mapping {
+  uintptr_t start = 0, end = 0;
+  std::string permissions, path;
+};
+std::vector<Mapping> mappings() {
   std::ifstream maps("/proc/self/maps");
+  std::vector<Mapping> out;
   std::string line;
   while (std::getline(maps, line)) {
     std::istringstream fields(line);
-    std::string range, permissions;
-    fields >> range >> permissions;
+    std::string range, offset, device, inode;
+    Mapping m;
+    fields >> range >> m.permissions >> offset >> device >> inode >> m.path;
     const size_t dash = range.find('-');
-    const uintptr_t start = uintptr_t(std::stoull(range.substr(0, dash), nullptr, 16));
-    const uintptr_t end = uintptr_t(std::stoull(range.substr(dash + 1), nullptr, 16));
-    if (address >= start && address < end) return permissions;
+    m.start = uintptr_t(std::stoull(range.substr(0, dash), nullptr, 16));
+    m.end = uintptr_t(std::stoull(range.substr(dash + 1), nullptr, 16));
+    out.push_back(m);
   }
-  return "";
+  return out;
 }
+// The mapping holding `address` (end 0 if none does).
+Mapping mapping_of(uintptr_t address) {
+  for (const Mapping& m : mappings())
+    if (address >= m.start && address < m.end) return m;
+  return {};
+}
+// The permissions of the mapping holding `address`, or "" if none does.
+std::string permissions_of(uintptr_t address) { return mapping_of(address).permissions; }
 
 Config jit_config(bool eager) {
   Config config;
@@ -141,6 +159,55 @@ TEST(JitCodeMemory, EagerCodeThatOutgrowsItsArenaIsCompiledAgain) {
     EXPECT_EQ(stats.jit_reused, copy == 0 ? 0u : uint32_t(kFunctions));
   }
   std::remove(("/tmp/perf-" + std::to_string(getpid()) + ".map").c_str());
+}
+
+// A sealable arena (eager code) of 2 MiB or more starts on a 2 MiB boundary,
+// so that huge pages back its code from the first byte; every byte of its
+// capacity is its own, writable until sealed and then executable only; and
+// the room reserved to align it is given back.
+TEST(JitCodeMemory, SealableArenasOfHugePageSizeStartOnAHugePage) {
+  constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
+  for (const size_t requested : {size_t(3 << 20) + 12345, size_t(2) << 20, size_t(64) << 10, size_t(9 << 20)}) {
+    std::unique_ptr<jit::CodeArena> arena = jit::CodeArena::create_sealable(requested);
+    ASSERT_TRUE(arena) << requested;
+    uint8_t* code = arena->unsealed_base();
+    ASSERT_NE(code, nullptr);
+    const uintptr_t base = reinterpret_cast<uintptr_t>(code);
+    EXPECT_EQ(base, reinterpret_cast<uintptr_t>(arena->base()));
+    ASSERT_GE(arena->capacity(), requested);
+    if (requested >= kHugePage) {
+      EXPECT_EQ(base % kHugePage, 0u) << requested << " bytes at " << std::hex << base;
+    }
+    code[0] = 0xC3;  // ret
+    code[arena->capacity() - 1] = 0xCC;
+    EXPECT_EQ(mapping_of(base).permissions, "rw-p");
+    ASSERT_TRUE(arena->seal(arena->capacity()));
+    const Mapping sealed = mapping_of(base);
+    EXPECT_EQ(sealed.permissions, "r-xp");
+    EXPECT_EQ(sealed.start, base);
+    EXPECT_EQ(sealed.end, base + arena->capacity()) << requested;
+    EXPECT_EQ(arena->base()[0], 0xC3);
+    EXPECT_EQ(arena->base()[arena->capacity() - 1], 0xCC);
+  }
+  // The room reserved for the alignment (up to 2 MiB either side) is given
+  // back: once the arena is gone, nothing new is mapped around where it was.
+  for (int i = 0; i < 8; ++i) {
+    const std::vector<Mapping> before = mappings();
+    uintptr_t low = 0, high = 0;
+    {
+      std::unique_ptr<jit::CodeArena> arena = jit::CodeArena::create_sealable((size_t(5) << 20) + 12345);
+      ASSERT_TRUE(arena);
+      low = reinterpret_cast<uintptr_t>(arena->base()) - kHugePage;
+      high = reinterpret_cast<uintptr_t>(arena->base()) + arena->capacity() + kHugePage;
+    }
+    for (const Mapping& m : mappings()) {
+      if (m.end <= low || m.start >= high || m.path == "[heap]") continue;
+      const bool existed = std::any_of(before.begin(), before.end(), [&](const Mapping& b) {
+        return b.start == m.start && b.end == m.end && b.permissions == m.permissions;
+      });
+      EXPECT_TRUE(existed) << "left mapped: " << std::hex << m.start << "-" << m.end << " " << m.permissions;
+    }
+  }
 }
 
 }  // namespace
