@@ -77,7 +77,7 @@ std::unique_ptr<CodeArena> CodeArena::create_sealable(size_t capacity) {
   // (below) back it from its first byte: the kernel places a mapping whose
   // length is not a multiple of 2 MiB anywhere page-aligned, and the code
   // before the first boundary — up to 2 MiB, written first — took a fault
-  // per 4 KiB page (~140 of them per eager instantiation of ttf-12m,
+  // per 4 KiB page (~166 per mapping of ttf-12m's eager code,
   // docs/performance.md, "Eager code from its first byte on huge pages").
   // Over-reserve by the alignment, then give back the head and tail.
   constexpr size_t kHugePage = size_t(2) << 20;
@@ -96,8 +96,7 @@ std::unique_ptr<CodeArena> CodeArena::create_sealable(size_t capacity) {
   // "Eager code straight into its executable memory").
   madvise(memory, capacity, MADV_HUGEPAGE);  // failing (no THP): 4 KiB pages
 #endif
-  std::unique_ptr<CodeArena> arena(
-      new CodeArena(memory, memory, capacity, 0));
+  std::unique_ptr<CodeArena> arena(new CodeArena(memory, memory, capacity, 0));
   arena->sealable_ = true;
   return arena;
 }

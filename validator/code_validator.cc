@@ -199,7 +199,7 @@ constexpr auto kFusedByByte = [] {
   for (size_t byte = 0; byte < 256; ++byte) {
     out[byte] = Fused::Other;
     const int16_t op = kOpcodeByteMap.single[byte];
-    if (op < 0 || kRows[size_t(op)].feature != 0) continue;
+    if (op < 0 || kRows[size_t(op)].feature != 0) continue;  // run() checks features on the other path only
     const Rule rule = kRows[size_t(op)].rule;
     const ImmKind kind = kSingleByteImmediateKind[byte];
 #define WEFT_FUSED_MATCH(name, r, k) \
@@ -496,7 +496,14 @@ bool CodeValidator::run() {
       case Fused::Other:
       default:
         read = reader.next(cursor, insn_);
-        rule = read ? kRows[size_t(insn_.op)].rule : Rule::Special;
+        rule = Rule::Special;
+        if (!read) break;
+        // Only here: no fused opcode belongs to a feature (kFusedByByte).
+        if (insn_.op >= kFirstFeatureOpcode && (kRows[size_t(insn_.op)].feature & disabled_features_)) [[unlikely]] {
+          instr_offset_ = insn_.offset;
+          return feature_disabled(opcode_info(insn_.op));
+        }
+        rule = kRows[size_t(insn_.op)].rule;
         break;
     }
     if (!read) {
@@ -505,10 +512,6 @@ bool CodeValidator::run() {
     }
     const Opcode op = insn_.op;
     const Row& row = kRows[size_t(op)];
-    if (op >= kFirstFeatureOpcode && (row.feature & disabled_features_)) [[unlikely]] {
-      instr_offset_ = insn_.offset;
-      return feature_disabled(opcode_info(op));
-    }
 
     // Fast paths: each either completes the instruction (continue; none can
     // reach a limit) or leaves every state untouched for the general path.
