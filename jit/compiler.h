@@ -321,6 +321,12 @@ class FunctionCompiler {
     return -1;
   }
   void reload_pinned_locals();
+  // Where the function's first pin reloads are (their bytes, which later
+  // reloads copy: MacroAssembler::repeat); size 0 until then.
+  uint32_t pin_reload_at_ = 0, pin_reload_size_ = 0;
+  // The same for reload_memory's instructions, and where in them the
+  // memory's address is (its relocation's offset from their start).
+  uint32_t memory_reload_at_ = 0, memory_reload_size_ = 0, memory_reload_field_ = 0;
   // After a call (and at entries): the memory registers and pinned locals,
   // which the callee may have changed or clobbered.
   void reload_after_call() {

@@ -712,6 +712,17 @@ void MacroAssembler::check_stack_limits(Reg depth, Reg ctx, int32_t native_limit
   check_stack_limits_one_by_one(*this, depth, ctx, native_limit, stack, stack_limit, frame, frame_end, t0, t1, overflow);
 }
 
+void MacroAssembler::repeat(uint32_t from, uint32_t size) {
+  // Copied out first: asmjit may move the buffer as embed() grows it.
+  uint8_t bytes[kMaxRepeatBytes];
+  if (size > kMaxRepeatBytes || from + size > asm_.offset()) {
+    if (error_.message.empty()) error_.message = "repeat: not bytes of this buffer";
+    return;
+  }
+  std::memcpy(bytes, asm_.bufferData() + from, size);
+  asm_.embed(bytes, size);
+}
+
 void MacroAssembler::compare8_mem_imm(Reg base, int32_t disp, uint8_t value) {
   load(kTmp, base, disp, 1, false);
   asm_.cmp(w(kTmp), Imm(value));

@@ -1097,6 +1097,19 @@ void MacroAssembler::check_stack_limits(Reg depth, Reg ctx, int32_t native_limit
   commit(p + t.tail_size);
 }
 
+void MacroAssembler::repeat(uint32_t from, uint32_t size) {
+  if (size_t(asm_._bufferEnd - asm_._bufferPtr) < size_t(size) + kMaxDirectBytes) [[unlikely]] {
+    asmjit::Error err = asm_.code()->growBuffer(&asm_._section->_buffer, size_t(size) + kMaxDirectBytes);
+    if (err != asmjit::kErrorOk) {
+      if (error_.message.empty()) error_.message = asmjit::DebugUtils::errorAsString(err);
+      return;
+    }
+  }
+  uint8_t* p = asm_._bufferPtr;
+  std::memcpy(p, asm_._bufferData + from, size);  // (earlier bytes: no overlap)
+  commit(p + size);
+}
+
 void MacroAssembler::compare8_mem_imm(Reg base, int32_t disp, uint8_t value) {
   if (uint8_t* p = reserve()) {
     p = put_rm(p, false, 0x80, 7, base, disp);  // 80 /7 ib

@@ -583,6 +583,39 @@ TEST(JitEncoding, StackCheckTemplateMatchesTheFormsItReplaces) {
   }
 }
 
+// repeat(from, size) emits the same bytes as encoding the sequence again
+// (the pinned locals' reloads after every call), also as the buffer grows
+// under it (2,000 copies of ~40 bytes: the copy reads the grown buffer).
+TEST(JitEncoding, RepeatEmitsTheBytesOfTheSequenceAgain) {
+  auto reloads = [](MacroAssembler& m) {
+    m.load64(reg::rbx, reg::rbp, 8);
+    m.load64(reg::r13, reg::rbp, 200);
+    m.load64(reg::r14, reg::rbp, -16);
+    m.fp_load(10, reg::rbp, 24);
+    m.fp_load(3, reg::rbp, 4096);
+  };
+  constexpr int kCopies = 2000;
+  const Bytes copied = encode([&](MacroAssembler& m) {
+    const uint32_t at = uint32_t(m.offset());
+    reloads(m);
+    const uint32_t size = uint32_t(m.offset()) - at;
+    ASSERT_LE(size, MacroAssembler::kMaxRepeatBytes);
+    for (int i = 0; i < kCopies; ++i) {
+      m.raw().nop();  // something between: each copy is of the first bytes, not the last
+      m.repeat(at, size);
+    }
+  });
+  const Bytes encoded = encode([&](MacroAssembler& m) {
+    reloads(m);
+    for (int i = 0; i < kCopies; ++i) {
+      m.raw().nop();
+      reloads(m);
+    }
+  });
+  EXPECT_GT(encoded.size(), size_t(kCopies) * 30);
+  EXPECT_EQ(copied, encoded);
+}
+
 // The jump table (br_table) against the asmjit sequence it replaced: entries to
 // labels bound before and after the table.
 // Loop heads are padded to kLoopAlignment (64): up to 9 bytes with one long
