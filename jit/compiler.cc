@@ -468,23 +468,21 @@ void FunctionCompiler::reload_memory() {
   if (!uses_memory_) return;
   // The same three instructions at the entry and after every call: encoded
   // the first time, copied after, with the memory's address recorded where
-  // the copy holds it (as move_instance_word would).
+  // the copy holds it.
   const uint32_t at = uint32_t(masm_.offset());
   if (memory_reload_size_ != 0) {
     masm_.repeat(memory_reload_at_, memory_reload_size_);
-    if (relocations_)
-      relocations_->add({.at = at + memory_reload_field_, .index = 0, .ref = InstanceRef::Memory, .narrow = false});
+    record_word(at + memory_reload_field_, InstanceRef::Memory, 0);
     return;
   }
   const auto* m = memory_;
-  const uint32_t field = masm_.move_patchable(Registers::kScratch, instance_value(InstanceRef::Memory, 0));
-  if (relocations_) relocations_->add({.at = field, .index = 0, .ref = InstanceRef::Memory, .narrow = false});
+  const uint32_t field = move_instance_word(Registers::kScratch, InstanceRef::Memory, 0);
   masm_.load64(Registers::kMemoryBase, Registers::kScratch,
                int32_t(reinterpret_cast<const char*>(&m->data) - reinterpret_cast<const char*>(m)));
   masm_.load64(Registers::kMemorySize, Registers::kScratch,
                int32_t(reinterpret_cast<const char*>(&m->size_bytes) - reinterpret_cast<const char*>(m)));
   const uint32_t size = uint32_t(masm_.offset()) - at;
-  if (size <= MacroAssembler::kMaxRepeatBytes && field >= at) {
+  if (size <= MacroAssembler::kMaxRepeatBytes) {
     memory_reload_at_ = at;
     memory_reload_size_ = size;
     memory_reload_field_ = field - at;

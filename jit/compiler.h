@@ -501,8 +501,15 @@ class FunctionCompiler {
   // another form, so that the code can serve every instance of the module.
   // (Inline, with the commonest kinds first: a large module has one for
   // every ten bytes of code — memory reloads after calls, globals, callees.)
-  void move_instance_word(Reg dst, InstanceRef ref, uint32_t index) {
+  // Returns where the constant is (move_patchable's `at`).
+  uint32_t move_instance_word(Reg dst, InstanceRef ref, uint32_t index) {
     const uint32_t at = masm_.move_patchable(dst, instance_value(ref, index));
+    record_word(at, ref, index);
+    return at;
+  }
+  // The relocation of such a constant at `at` (also of one in copied code:
+  // MacroAssembler::repeat).
+  void record_word(uint32_t at, InstanceRef ref, uint32_t index) {
     if (relocations_) relocations_->add({.at = at, .index = index, .ref = ref, .narrow = false});
   }
   // The value of such a constant, and the relocation of a 32-bit form
