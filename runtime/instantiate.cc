@@ -30,9 +30,10 @@ bool limits_match(uint64_t actual_min, std::optional<uint64_t> actual_max, const
 // replaced by the referenced types' store-wide ids (structural equivalence).
 class TypeCanonicalizer {
  public:
-  TypeCanonicalizer(Store& store, const Module& module)
-      : store_(store), module_(module), memo_(module.types.size(), kUnknown) {
-    store.reserve_types(module.types.size());  // no rehashing as the map grows (5 % of interning)
+  TypeCanonicalizer(Store& store, std::shared_ptr<const Module> module)
+      : store_(store), module_(*module), memo_(module->types.size(), kUnknown) {
+    store.reserve_types(module->types.size());  // no rehashing as the table grows
+    store.keep_module(std::move(module));      // its types are interned in place
   }
 
   TypeId type_id(uint32_t index) {
@@ -45,7 +46,7 @@ class TypeCanonicalizer {
     auto typed_ref = [](ValType v) { return v.kind == ValType::TypedRef; };
     if (std::none_of(type.params.begin(), type.params.end(), typed_ref) &&
         std::none_of(type.results.begin(), type.results.end(), typed_ref)) {
-      memo_[index] = store_.intern_type(type);  // nothing to rewrite: no copy (most types)
+      memo_[index] = store_.intern_kept_type(type);  // nothing to rewrite: no copy (most types)
       return TypeId(memo_[index]);
     }
     FuncType t = type;
@@ -211,7 +212,7 @@ Result<Instance*> instantiate(Store& store, std::shared_ptr<const Module> module
   const Module& module = *module_ptr;
   if (imports.size() != module.imports.size())
     return make_error(ErrorKind::Unlinkable, "wrong number of imports");
-  TypeCanonicalizer types(store, module);
+  TypeCanonicalizer types(store, module_ptr);
   for (size_t i = 0; i < imports.size(); ++i) WEFT_TRY(check_import(store, types, module.imports[i], imports[i]));
 
   // Allocate memories and tables before anything is visible so a resource failure leaves no partial instance.

@@ -14,21 +14,22 @@ namespace {
 bool valtype_equal(ValType a, ValType b) {
   return a.kind == b.kind && a.nullable == b.nullable && a.type_index == b.type_index;
 }
-}  // namespace
 
-size_t Store::FuncTypeKey::operator()(const FuncType& t) const {
+
+uint32_t hash_type(const FuncType& t) {
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over the fields compared below
   auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
   for (ValType v : t.params) mix((uint64_t(v.kind) << 40) | (uint64_t(v.nullable) << 32) | v.type_index);
   mix(~0ull);
   for (ValType v : t.results) mix((uint64_t(v.kind) << 40) | (uint64_t(v.nullable) << 32) | v.type_index);
-  return size_t(h);
+  return uint32_t(h ^ h >> 32);
 }
 
-bool Store::FuncTypeKey::operator()(const FuncType& a, const FuncType& b) const {
+bool same_type(const FuncType& a, const FuncType& b) {
   return std::equal(a.params.begin(), a.params.end(), b.params.begin(), b.params.end(), valtype_equal) &&
          std::equal(a.results.begin(), a.results.end(), b.results.begin(), b.results.end(), valtype_equal);
 }
+}  // namespace
 
 uint32_t slot_count(std::span<const ValType> types) {
   uint32_t n = 0;
@@ -57,12 +58,50 @@ Store::~Store() {
   if (stack_.base) munmap(stack_.base, (stack_.limit - stack_.base) * sizeof(uint64_t));
 }
 
-TypeId Store::intern_type(const FuncType& type) {
-  auto it = type_ids_.find(type);
-  if (it != type_ids_.end()) return it->second;
-  TypeId id = TypeId(types_.size());
-  types_.push_back(std::make_unique<FuncType>(type));
-  type_ids_.emplace(types_.back().get(), id);
+TypeId Store::intern_type(const FuncType& type) { return intern(type, true); }
+TypeId Store::intern_kept_type(const FuncType& type) { return intern(type, false); }
+
+void Store::keep_module(std::shared_ptr<const Module> module) {
+  if (kept_modules_.empty() || kept_modules_.back() != module) kept_modules_.push_back(std::move(module));
+}
+
+void Store::reserve_types(size_t count) {
+  types_.reserve(types_.size() + count);
+  type_hashes_.reserve(types_.size() + count);
+  grow_type_slots(types_.size() + count);
+}
+
+// Room for `types` entries at most half full (short probe sequences).
+void Store::grow_type_slots(size_t types) {
+  if (types * 2 <= type_slots_.size()) return;
+  size_t size = 64;
+  while (size < types * 2) size *= 2;
+  type_slots_.assign(size, 0);
+  const size_t mask = size - 1;
+  for (uint32_t id = 0; id < types_.size(); ++id) {
+    size_t i = type_hashes_[id] & mask;
+    while (type_slots_[i] != 0) i = (i + 1) & mask;
+    type_slots_[i] = id + 1;
+  }
+}
+
+TypeId Store::intern(const FuncType& type, bool copy) {
+  const uint32_t hash = hash_type(type);
+  if (type_slots_.empty()) grow_type_slots(1);
+  const size_t mask = type_slots_.size() - 1;
+  size_t i = hash & mask;
+  for (; type_slots_[i] != 0; i = (i + 1) & mask) {
+    const uint32_t id = type_slots_[i] - 1;
+    if (type_hashes_[id] == hash && same_type(*types_[id], type)) return TypeId(id);
+  }
+  const TypeId id = TypeId(types_.size());
+  types_.push_back(copy ? &owned_types_.emplace_back(type) : &type);
+  type_hashes_.push_back(hash);
+  if (types_.size() * 2 > type_slots_.size()) {
+    grow_type_slots(types_.size());  // re-places every id, this one included
+  } else {
+    type_slots_[i] = id + 1;
+  }
   return id;
 }
 

@@ -69,12 +69,15 @@ class Store {
   void set_executor(std::unique_ptr<Executor> executor) { executor_ = std::move(executor); }
   Executor& executor() { return *executor_; }
 
+  // The store-wide id of `type`; a new type is copied into the store.
   TypeId intern_type(const FuncType& type);
+  // The same for a type of a module this store keeps (keep_module): a new
+  // type is not copied, the store refers to the module's own.
+  TypeId intern_kept_type(const FuncType& type);
+  // `module` lives as long as the store (its types may be interned in place).
+  void keep_module(std::shared_ptr<const Module> module);
   // Room for `count` more types (a module's, before they are interned one by one).
-  void reserve_types(size_t count) {
-    types_.reserve(types_.size() + count);
-    type_ids_.reserve(type_ids_.size() + count);
-  }
+  void reserve_types(size_t count);
   const FuncType& type_of(TypeId id) const { return *types_[id]; }
   // Whether `id` names an interned type (a type that refers to itself names
   // itself inside its own definition by a placeholder id that does not).
@@ -122,20 +125,18 @@ class Store {
   ExecStack stack_;
   std::unique_ptr<Executor> executor_;
   std::shared_ptr<std::atomic<uint8_t>> interrupt_flag_ = std::make_shared<std::atomic<uint8_t>>(0);
-  // Hash and equality of interned types (store.cc). The map's keys point at
-  // the types_ entries, so a new type is copied once, not twice; lookups take
-  // a FuncType itself (heterogeneous lookup).
-  struct FuncTypeKey {
-    using is_transparent = void;
-    size_t operator()(const FuncType& t) const;
-    size_t operator()(const FuncType* t) const { return (*this)(*t); }
-    bool operator()(const FuncType& a, const FuncType& b) const;
-    bool operator()(const FuncType* a, const FuncType* b) const { return (*this)(*a, *b); }
-    bool operator()(const FuncType& a, const FuncType* b) const { return (*this)(a, *b); }
-    bool operator()(const FuncType* a, const FuncType& b) const { return (*this)(*a, b); }
-  };
-  std::unordered_map<const FuncType*, TypeId, FuncTypeKey, FuncTypeKey> type_ids_;
-  std::vector<std::unique_ptr<FuncType>> types_;
+  // Interned types: types_[id] is the type of id — a module's own (the store
+  // keeps the module: kept_modules_) or a copy in owned_types_. type_slots_
+  // is an open-addressing table (a power of two long, linear probing) of
+  // id + 1 (0: empty), type_hashes_[id] the hash of types_[id]: no allocation
+  // per type but the table's growth (store.cc).
+  TypeId intern(const FuncType& type, bool copy);
+  void grow_type_slots(size_t at_least);
+  std::vector<std::shared_ptr<const Module>> kept_modules_;
+  std::deque<FuncType> owned_types_;
+  std::vector<const FuncType*> types_;
+  std::vector<uint32_t> type_hashes_;
+  std::vector<uint32_t> type_slots_;
   std::vector<std::unique_ptr<FuncInstance>> functions_;
   std::vector<std::unique_ptr<FuncInstance[]>> function_blocks_;
   std::vector<std::unique_ptr<MemoryInstance>> memories_;
