@@ -110,18 +110,22 @@ void FunctionCompiler::move_to_param(uint32_t position, bool fp, Reg reg) {
 
 FunctionCompiler::DirectTarget FunctionCompiler::direct_target(const runtime::FuncInstance* callee) const {
   if (callee->instance != self_->instance || callee->is_host()) return {};
-  const uint32_t defined = callee->index - first_defined_;
-  if (direct_entries_) return {&(*direct_entries_)[defined], nullptr};
-  if (callee == self_) return {&self_entry_, nullptr};
+  return direct_target_of_defined(callee->index - first_defined_);
+}
+
+FunctionCompiler::DirectTarget FunctionCompiler::direct_target_of_defined(uint32_t defined) const {
+  if (first_entry_.id != UINT32_MAX) return {Label{first_entry_.id + defined}, nullptr};
+  if (defined == self_index_ - first_defined_) return {self_entry_, nullptr};
   if (direct_slots_) {
-    if (const uint8_t* entry = (*compiled_entries_)[defined]) return {nullptr, entry, defined};
-    return {nullptr, direct_slots_ + size_t(defined) * direct_slot_size_, defined};
+    if (const uint8_t* entry = (*compiled_entries_)[defined]) return {Label{}, entry, defined};
+    return {Label{}, direct_slots_ + size_t(defined) * direct_slot_size_, defined};
   }
   return {};
 }
 
 // A call of a function of this instance through its register entry (see the top).
 void FunctionCompiler::call_direct(DirectTarget target, const FuncType& type) {
+  if (target.label.id != UINT32_MAX) masm_.prefetch_label(target.label);  // read by the call below, after the moves
   const uint32_t params = slots_of(type.params), first = height() - params;
   for (uint32_t i = 0; i < first; ++i) spill(i);
   forget_mirrors();  // what stays are the pins, which no parameter register is
@@ -168,8 +172,8 @@ void FunctionCompiler::call_direct(DirectTarget target, const FuncType& type) {
   for (uint32_t i = 0; i < params; ++i)
     if (const int target = arg_targets_[i]; target >= 0) move_to_param(first + i, target >= 32, Reg(target & 31));
   masm_.address_of(kArg[1], kFp, stack_disp(first));
-  if (target.label) {
-    masm_.call(*target.label);
+  if (target.label.id != UINT32_MAX) {
+    masm_.call(target.label);
   } else {
     if (target.slot_of != UINT32_MAX) slot_calls_->emplace_back(target.slot_of, uint32_t(masm_.offset()));
     masm_.call_near(target.address);
@@ -262,6 +266,18 @@ void FunctionCompiler::tail_call_function(uint32_t params) {
 
 // `call`: straight to a function of this instance, else through the FuncInstance.
 void FunctionCompiler::call_index(uint32_t index) {
+  if (index >= first_defined_) {  // a function of this instance: its FuncInstance is not read (see defined_type)
+    const uint32_t defined = index - first_defined_;
+    const FuncType& type = defined_type(defined);
+    if (const DirectTarget target = direct_target_of_defined(defined)) {
+      call_direct(target, type);
+      return;
+    }
+    spill_all();
+    move_instance_word(kCallee, InstanceRef::Function, index);
+    call_function(type);
+    return;
+  }
   runtime::FuncInstance* callee = instance_.functions[index];
   if (const DirectTarget target = direct_target(callee)) {
     call_direct(target, *callee->type);

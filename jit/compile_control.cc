@@ -351,19 +351,14 @@ Result<void> FunctionCompiler::open_block(Opcode op, const Instruction& imm) {
   } else if (op == Opcode::Loop) {
     spill_all();
   }
-  f.kind = op == Opcode::Block ? ControlFrame::Kind::Block
-           : op == Opcode::Loop ? ControlFrame::Kind::Loop
-                                : ControlFrame::Kind::If;
-  f.height = height() - f.params;
-  f.target_slot = num_locals_ + f.height;
-  f.label = masm_.new_label();
-  control_.push_back(f);
+  const Label label = masm_.new_label();
+  push_frame(op == Opcode::Block ? ControlFrame::Kind::Block : ControlFrame::Kind::Loop, f, label);
   if (op == Opcode::Loop) {
     // Loop heads are aligned (the backend's kLoopAlignment): where a hot
     // loop's code falls otherwise changed a dispatch loop's speed by up
     // to 2× from one build to the next.
     masm_.align_code(MacroAssembler::kLoopAlignment);
-    masm_.bind(f.label);
+    masm_.bind(label);
     charge_fuel(runtime::fuel::kLoopIteration);  // every branch to the loop head (each iteration) pays
     check_interrupt();
   }
@@ -440,13 +435,25 @@ Result<void> FunctionCompiler::compile_control(Opcode op, const Instruction& imm
 }
 
 // After the jump to the false arm (the stack spilled): the frame.
-void FunctionCompiler::open_if(ControlFrame f, Label else_label) {
+void FunctionCompiler::open_if(const ControlFrame& signature, Label else_label) {
+  push_frame(ControlFrame::Kind::If, signature, masm_.new_label(), else_label);
+}
+
+void FunctionCompiler::push_frame(ControlFrame::Kind kind, const ControlFrame& signature, Label label,
+                                  Label else_label) {
+  // Made in place, field by field: copying a frame just assembled on the
+  // stack read its narrow stores back as wide loads, which the processor
+  // cannot forward (a stall at every block, loop and if).
+  const uint32_t height = this->height() - signature.params;
+  ControlFrame& f = control_.emplace_back();
+  f.kind = kind;
+  f.height = height;
+  f.params = signature.params;
+  f.results = signature.results;
+  f.label = label;
   f.else_label = else_label;
-  f.kind = ControlFrame::Kind::If;
-  f.height = height() - f.params;
-  f.target_slot = num_locals_ + f.height;
-  f.label = masm_.new_label();
-  control_.push_back(f);
+  f.target_slot = num_locals_ + height;
+  f.vec_types = signature.vec_types;
 }
 
 // The br_if or if after a fused compare, given how to jump when the

@@ -205,11 +205,12 @@ Reg FunctionCompiler::result_register_hint(Opcode next) {
   static_assert(kImmediateKind[size_t(Opcode::Call)] == ImmKind::FuncIdx);
   const bool read = reader_.next_single<ImmKind::FuncIdx>(cursor, call);
   if (!read || call.index < first_defined_ || call.index >= instance_.functions.size()) return kNoReg;
-  const runtime::FuncInstance* callee = instance_.functions[call.index];
-  const size_t last = callee->param_slots;
-  if (!direct_target(callee) || last == 0) return kNoReg;
+  const uint32_t defined = call.index - first_defined_;
+  const FuncType& type = defined_type(defined);
+  const size_t last = slots_of(type.params);
+  if (!direct_target_of_defined(defined) || last == 0) return kNoReg;
   Reg hint = kNoReg;
-  for_each_register_param(*callee->type, [&](uint32_t i, bool fp, Reg r) {
+  for_each_register_param(type, [&](uint32_t i, bool fp, Reg r) {
     if (i == last - 1 && !fp) hint = r;
   });
   return hint;
@@ -316,7 +317,7 @@ void FunctionCompiler::materialize_local(uint32_t index) {
         masm_.gpr_from_fp(r, FReg(x));
       else
         masm_.load64(r, Registers::kFrame, slot_disp(index));
-      stack_[i] = StackValue{Loc::Reg, r, stack_[i].vec_hi, 0};
+      stack_[i].assign(StackValue{Loc::Reg, r, stack_[i].vec_hi, 0});
     }
 }
 

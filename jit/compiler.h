@@ -10,10 +10,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -50,7 +52,18 @@ struct StackValue {
   Reg reg = 0;
   bool vec_hi = false;  // the high half of a v128 (drop pops both)
   uint64_t imm = 0;
+  // Overwrites this entry with `v`, its first eight bytes (the fields above
+  // imm) as one store: entries are copied whole (8-byte loads) soon after
+  // they are written, and a load that spans several narrower stores cannot
+  // take their data before they reach the cache (a stall of ~10 cycles,
+  // which field-by-field writes cost at most pops).
+  void assign(const StackValue& v) {
+    const uint64_t head = uint64_t(v.loc) | uint64_t(v.reg) << 8 | uint64_t(v.vec_hi) << 16;
+    std::memcpy(static_cast<void*>(this), &head, 8);
+    imm = v.imm;
+  }
 };
+static_assert(offsetof(StackValue, imm) == 8 && std::is_trivially_copyable_v<StackValue>);
 
 // The operand stack's entries. A vector's interface, but the height is a
 // 32-bit count of its own: height(), back() and adding an entry run several
@@ -67,7 +80,7 @@ class OperandStack {
   const StackValue& back() const { return data_[size_ - 1]; }
   void push_back(const StackValue& v) {
     if (size_ == capacity_) [[unlikely]] grow(size_ + 1);
-    data_[size_++] = v;
+    data_[size_++].assign(v);
   }
   void pop_back() { --size_; }
   void clear() { size_ = 0; }
@@ -214,7 +227,8 @@ class FunctionCompiler {
   // MacroAssembler's set_code_address must be set). Without either, only a
   // function's calls of itself are direct and every other call goes through
   // FuncInstance::jit_entry.
-  void set_direct_call_entries(const std::vector<Label>* entries) { direct_entries_ = entries; }
+  // Defined function i's entry is Label{first.id + i} (MacroAssembler::new_labels).
+  void set_direct_call_entries(Label first) { first_entry_ = first; }
   // `entries[d]`: the register entry of defined function d once compiled
   // (nullptr before), which calls then enter directly; every call of a
   // slot or an entry is listed in `slot_calls` as {d, offset of the call in
@@ -578,8 +592,11 @@ class FunctionCompiler {
   // An integer compare (or eqz) directly followed by br_if or if becomes
   // one compare and a conditional jump; `handled` is false when `op` is not such a compare.
   Result<void> compile_fused_compare(Opcode op, bool& handled);
-  // Opens an `if` frame whose jump to `else_label` (the false arm) is emitted.
-  void open_if(ControlFrame f, Label else_label);
+  // Opens an `if` frame, its params and results those of `signature`
+  // (block_signature), whose jump to `else_label` (the false arm) is emitted.
+  void open_if(const ControlFrame& signature, Label else_label);
+  // A new innermost frame of `kind` with the params and results of `signature`.
+  void push_frame(ControlFrame::Kind kind, const ControlFrame& signature, Label label, Label else_label = {});
   // block, loop and if (from read_and_compile's switch).
   Result<void> open_block(Opcode op, const Instruction& imm);
   // An f32/f64 compare directly followed by br_if or if: the compare and the
@@ -652,10 +669,10 @@ class FunctionCompiler {
   void call_function(const FuncType& type);
   // A direct call's target: a label in this buffer, or else an address.
   struct DirectTarget {
-    const Label* label = nullptr;
+    Label label{};  // none: id UINT32_MAX
     const void* address = nullptr;
     uint32_t slot_of = UINT32_MAX;  // `address` is this defined function's slot or register entry
-    explicit operator bool() const { return label || address; }
+    explicit operator bool() const { return label.id != UINT32_MAX || address; }
   };
   void call_direct(DirectTarget target, const FuncType& type);
   void record_host_caller();
@@ -663,6 +680,15 @@ class FunctionCompiler {
   // Where a call of `callee` enters its register entry directly, or nothing:
   // the call goes through its FuncInstance::jit_entry.
   DirectTarget direct_target(const runtime::FuncInstance* callee) const;
+  DirectTarget direct_target_of_defined(uint32_t defined) const;  // the same for this instance's defined function
+  // The type of this instance's defined function `defined`, through the
+  // validator's compact table rather than its FuncInstance or Function record:
+  // in a large module a call's callee is anywhere among thousands of those
+  // (80 and 64 bytes each), and reading one was a cache miss per call (3 % of
+  // the eager compile of a 14,000-function module).
+  const FuncType& defined_type(uint32_t defined) const {
+    return module_.types[instance_.info->function_types[first_defined_ + defined]];
+  }
   // Moves the operand-stack entry at `position` into parameter register `reg`
   // (a float register when `fp`); the entry is left as a spent slot.
   void move_to_param(uint32_t position, bool fp, Reg reg);
@@ -732,7 +758,7 @@ class FunctionCompiler {
   const std::atomic<uint8_t>* interrupt_flag_ = nullptr;  // set when the store is interruptible
   bool uses_memory_ = true;  // the body accesses linear memory (validator::FunctionInfo)
   bool guarded_memory_ = false;
-  const std::vector<Label>* direct_entries_ = nullptr;
+  Label first_entry_{};  // set_direct_call_entries; none: id UINT32_MAX
   const uint8_t* direct_slots_ = nullptr;
   uint32_t direct_slot_size_ = 0;
   const std::vector<const uint8_t*>* compiled_entries_ = nullptr;

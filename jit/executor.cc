@@ -293,17 +293,31 @@ JitExecutor::EagerCode JitExecutor::compile_eagerly(runtime::Instance& instance,
   masm.reserve_labels(size_t(count) + 4096);
   // Each function's register entry (FunctionCompiler::register_entry), the
   // target of direct calls from the instance's code.
-  std::vector<Label> direct_entries(count);
-  for (Label& entry : direct_entries) entry = masm.new_label();
+  const Label first_entry = masm.new_labels(count);
+  auto direct_entry = [&](uint32_t i) { return Label{first_entry.id + i}; };
   for (uint32_t i = 0; i < count; ++i) {
+    if (i + 2 < count) {
+      // The records the prefetches below read for the function after next
+      // (its Function record and its type: a load that misses stalls the
+      // prefetch that needs its value), fetched a function ahead of those.
+      const Function* after_next = &module.functions[i + 2];
+      __builtin_prefetch(after_next);
+      __builtin_prefetch(reinterpret_cast<const char*>(after_next + 1) - 1);
+      __builtin_prefetch(&module.types[instance.info->function_types[imported + i + 2]]);
+    }
     if (i + 1 < count) {
       // What the next function's compiler reads first, each object its own
       // heap block: fetched while this one compiles.
       const Function& next = module.functions[i + 1];
-      __builtin_prefetch(instance.functions[imported + i + 1]);
+      const runtime::FuncInstance* next_function = instance.functions[imported + i + 1];  // (80 bytes: two lines, often)
+      __builtin_prefetch(next_function);
+      __builtin_prefetch(reinterpret_cast<const char*>(next_function + 1) - 1);
       __builtin_prefetch(next.body.data());
       __builtin_prefetch(next.locals.data());
       __builtin_prefetch(module.types[next.type_index].params.data());
+      const validator::FunctionInfo* next_info = &instance.info->functions[i + 1];  // (its last fields: fiber_stubs)
+      __builtin_prefetch(next_info);
+      __builtin_prefetch(reinterpret_cast<const char*>(next_info + 1) - 1);
     }
     masm.align_code();
     const size_t start = masm.offset();
@@ -312,11 +326,11 @@ JitExecutor::EagerCode JitExecutor::compile_eagerly(runtime::Instance& instance,
     compiler.set_fiber_sites(&code.fiber_sites, &ctx_);
     compiler.set_catch_sites(&code.catch_sites);
     compiler.set_guarded_memory(code.guard_slot >= 0);
-    compiler.set_direct_call_entries(&direct_entries);
+    compiler.set_direct_call_entries(first_entry);
     if (made) compiler.set_relocations(&made->relocations);
     Result<void> r = compiler.compile();
     if (r.ok()) {
-      masm.bind_at(direct_entries[i], compiler.register_entry());
+      masm.bind_at(direct_entry(i), compiler.register_entry());
       code.ranges[i] = {uint32_t(start), uint32_t(masm.offset() - start)};
       if (const Label* entry = compiler.clause_entry()) out.clause_entries[i] = masm.offset_of(*entry);
       if (const Label* trap = compiler.memory_trap())
@@ -336,7 +350,7 @@ JitExecutor::EagerCode JitExecutor::compile_eagerly(runtime::Instance& instance,
     masm.place_jump_tables();
     masm.bind_unbound(first_label);
     masm.clear_error();
-    masm.bind(direct_entries[i]);
+    masm.bind(direct_entry(i));
     // Relocations of the abandoned code stay: its bytes are copied too, unreachable.
     emit_interpreter_stub(masm, instance.functions[imported + i], made ? &made->relocations : nullptr);
     masm.release_labels(first_label);

@@ -461,6 +461,7 @@ Result<ValidationInfo> validate_module(const Module& module, const ValidateOptio
   WEFT_TRY(validate_code(ctx, info));
   info.declared_function_refs = std::move(ctx.declared_function_refs);
   info.canonical_types = std::move(ctx.canonical_types);
+  info.function_types = std::move(ctx.function_types);
   return info;
 }
 

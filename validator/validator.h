@@ -90,6 +90,10 @@ struct ValidationInfo {
   // type (fiber extension: typed references inside types compare by these
   // ids, so `(ref $g1)` and `(ref $g2)` match iff canonical ids are equal).
   std::vector<uint32_t> canonical_types;
+  // Each function's type index (imports first, as in the index space): 4
+  // bytes per function, where the JIT reads a call's callee type (a large
+  // module's Function records and FuncInstances are scattered cache misses).
+  std::vector<uint32_t> function_types;
 };
 
 struct ValidateOptions {

@@ -52,6 +52,12 @@ class MacroAssembler {
     state_.push_back(0);
     return Label{uint32_t(labels_.size() - 1)};
   }
+  void prefetch_label(Label label) const { __builtin_prefetch(&labels_[label.id]); }  // (see x86-64's)
+  Label new_labels(uint32_t count) {  // consecutive ids (see x86-64's)
+    const uint32_t first = uint32_t(labels_.size());
+    for (uint32_t i = 0; i < count; ++i) new_label();
+    return Label{first};
+  }
   void bind(Label label);
   void bind_at(Label label, uint32_t offset);  // at code already emitted (see x86-64's)
   bool referenced(Label label) const { return (state_[label.id] & kReferenced) && !(state_[label.id] & kBound); }

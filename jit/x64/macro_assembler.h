@@ -70,6 +70,15 @@ class MacroAssembler {
     labels_.push_back(LabelState{});
     return Label{uint32_t(labels_.size() - 1)};
   }
+  // A reference to `label` follows soon: its state is fetched meanwhile (a
+  // call's target is one of thousands of function entries, seldom cached).
+  void prefetch_label(Label label) const { __builtin_prefetch(&labels_[label.id]); }
+  // `count` new labels with consecutive ids: the first is returned, the i-th is {first.id + i}.
+  Label new_labels(uint32_t count) {
+    const uint32_t first = uint32_t(labels_.size());
+    labels_.resize(labels_.size() + count);
+    return Label{first};
+  }
   // Inline when nothing jumps to the label yet (most block ends): only its offset to note.
   void bind(Label label) {
     LabelState& state = labels_[label.id];
@@ -99,8 +108,12 @@ class MacroAssembler {
   // invalid afterwards.
   bool release_labels(uint32_t first) {
     if (!deferred_entries_.empty()) return false;
-    for (uint32_t id = first; id < labels_.size(); ++id)
-      if (labels_[id].pending != kNoJump) return false;
+    // Only jumps can wait for a function's own labels (calls go to entries,
+    // which are made before them, or to the function's own, bound first):
+    // with no jump unresolved in the buffer, none does — no walk over them.
+    if (unresolved_ != 0)
+      for (uint32_t id = first; id < labels_.size(); ++id)
+        if (labels_[id].pending != kNoJump) return false;
     labels_.resize(first);
     if (unresolved_ == 0) jumps_.clear();  // (bind() clears it only when it patches)
     return true;
