@@ -314,7 +314,9 @@ JitExecutor::EagerCode JitExecutor::compile_eagerly(runtime::Instance& instance,
       __builtin_prefetch(reinterpret_cast<const char*>(next_function + 1) - 1);
       __builtin_prefetch(next.body.data());
       __builtin_prefetch(next.locals.data());
-      __builtin_prefetch(module.types[next.type_index].params.data());
+      const FuncType& next_type = module.types[next.type_index];
+      __builtin_prefetch(next_type.params.data());
+      __builtin_prefetch(next_type.results.data());  // (float_result: the return, the end)
       const validator::FunctionInfo* next_info = &instance.info->functions[i + 1];  // (its last fields: fiber_stubs)
       __builtin_prefetch(next_info);
       __builtin_prefetch(reinterpret_cast<const char*>(next_info + 1) - 1);
