@@ -10,7 +10,6 @@
 #include <map>
 #include <memory>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "runtime/objects.h"
