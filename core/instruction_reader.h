@@ -166,6 +166,9 @@ class InstructionReader {
   // prefixed opcode, an unknown byte, the end): a look that cannot fail, for
   // callers that only care about single-byte opcodes.
   int16_t peek_single() const { return p_ < end_ ? kOpcodeByteMap.single[*p_] : int16_t(-1); }
+  // The next byte, -1 at the end: for a switch on single-byte opcodes by
+  // their bytes (the bytes that are no such opcode are the caller's default).
+  int peek_byte() const { return p_ < end_ ? *p_ : -1; }
   std::optional<Opcode> peek_opcode() {
     const uint8_t* const saved = p_;
     Opcode op;

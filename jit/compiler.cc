@@ -609,6 +609,26 @@ Result<void> FunctionCompiler::compile_in_family(uint8_t family, Opcode op, cons
   return {};
 }
 
+namespace {
+// The byte of a single-byte opcode: read_and_compile switches on the byte
+// itself, one load fewer between reading it and the jump (kOpcodeByteMap's),
+// which the processor waits for whenever it mispredicted the jump.
+constexpr int byte_of(Opcode op) {
+  for (int byte = 0; byte < 256; ++byte)
+    if (kOpcodeByteMap.single[byte] == int16_t(op)) return byte;
+  throw "not a single-byte opcode";  // (a compile-time error in a case label)
+}
+
+// The ranges of compares and of loads and stores read each instruction as
+// their first (compare_of, memory_access_of): the same immediates throughout.
+constexpr bool same_immediates(Opcode first, Opcode last) {
+  for (uint16_t op = uint16_t(first); op <= uint16_t(last); ++op)
+    if (kImmediateKind[op] != kImmediateKind[uint16_t(first)]) return false;
+  return true;
+}
+static_assert(same_immediates(Opcode::I32Eqz, Opcode::F64Ge) && same_immediates(Opcode::I32Load, Opcode::I64Store32));
+}  // namespace
+
 // The commonest instructions, read and compiled in one switch on the opcode
 // byte: each case reads its immediates knowing their kind (one dispatch per
 // instruction instead of the reader's on the kind and then ours on the
@@ -616,10 +636,12 @@ Result<void> FunctionCompiler::compile_in_family(uint8_t family, Opcode op, cons
 // and frame (which cost more than most of these instructions' own work).
 // Control instructions end straight-line code: the mirrors go, as for the
 // control family in compile_instruction. Everything else is read in full and
-// compiled by compile_instruction.
+// compiled by compile_instruction. The compares and the loads and stores
+// come here too, as ranges of opcodes (compare_of, memory_access_of): without
+// the reader's dispatch on the kind and compile_instruction's on the family.
 Result<void> FunctionCompiler::read_and_compile(Instruction& imm) {
-  switch (reader_.peek_single()) {
-    case int16_t(Opcode::LocalGet):  // a lazy entry, loaded by its consumer
+  switch (reader_.peek_byte()) {
+    case byte_of(Opcode::LocalGet):  // a lazy entry, loaded by its consumer
       WEFT_TRY(read_single<Opcode::LocalGet>(imm));
       if (local_slots_.empty()) [[likely]] {
         push_value(StackValue{Loc::Local, 0, false, imm.index});
@@ -629,114 +651,116 @@ Result<void> FunctionCompiler::read_and_compile(Instruction& imm) {
         if (local_slots_[imm.index + 1] - slot == 2) push_value(StackValue{Loc::Local, 0, true, slot + 1});
       }
       return {};
-    case int16_t(Opcode::I32Const):
+    case byte_of(Opcode::I32Const):
       WEFT_TRY(read_single<Opcode::I32Const>(imm));
       push_const(imm.bits);
       return {};
-    case int16_t(Opcode::I64Const):
+    case byte_of(Opcode::I64Const):
       WEFT_TRY(read_single<Opcode::I64Const>(imm));
       push_const(imm.bits);
       return {};
-    case int16_t(Opcode::F32Const):
+    case byte_of(Opcode::F32Const):
       WEFT_TRY(read_single<Opcode::F32Const>(imm));
       push_const(imm.bits);
       return {};
-    case int16_t(Opcode::F64Const):
+    case byte_of(Opcode::F64Const):
       WEFT_TRY(read_single<Opcode::F64Const>(imm));
       push_const(imm.bits);
       return {};
-    case int16_t(Opcode::Nop):
+    case byte_of(Opcode::Nop):
       return read_single<Opcode::Nop>(imm);
-    case int16_t(Opcode::LocalSet):
+    case byte_of(Opcode::LocalSet):
       WEFT_TRY(read_single<Opcode::LocalSet>(imm));
       set_local(imm.index, false);
       return {};
-    case int16_t(Opcode::LocalTee):
+    case byte_of(Opcode::LocalTee):
       WEFT_TRY(read_single<Opcode::LocalTee>(imm));
       set_local(imm.index, true);
       return {};
-    case int16_t(Opcode::GlobalGet):
+    case byte_of(Opcode::GlobalGet):
       WEFT_TRY(read_single<Opcode::GlobalGet>(imm));
       global_get(imm.index);
       return {};
-    case int16_t(Opcode::GlobalSet):
+    case byte_of(Opcode::GlobalSet):
       WEFT_TRY(read_single<Opcode::GlobalSet>(imm));
       global_set(imm.index);
       return {};
-    case int16_t(Opcode::Drop):
+    case byte_of(Opcode::Drop):
       WEFT_TRY(read_single<Opcode::Drop>(imm));
       drop_value();
       return {};
-    case int16_t(Opcode::End):
+    case byte_of(Opcode::End):
       WEFT_TRY(read_single<Opcode::End>(imm));
       forget_mirrors();
       end_frame();
       return {};
-    case int16_t(Opcode::Block):
+    case byte_of(Opcode::Block):
       WEFT_TRY(read_single<Opcode::Block>(imm));
       forget_mirrors();
       return open_block(Opcode::Block, imm);
-    case int16_t(Opcode::Loop):
+    case byte_of(Opcode::Loop):
       WEFT_TRY(read_single<Opcode::Loop>(imm));
       forget_mirrors();
       return open_block(Opcode::Loop, imm);
-    case int16_t(Opcode::If):
+    case byte_of(Opcode::If):
       WEFT_TRY(read_single<Opcode::If>(imm));
       forget_mirrors();
       return open_block(Opcode::If, imm);
-    case int16_t(Opcode::Br):
+    case byte_of(Opcode::Br):
       WEFT_TRY(read_single<Opcode::Br>(imm));
       forget_mirrors();
       branch_out(imm.index);
       return {};
-    case int16_t(Opcode::BrIf):
+    case byte_of(Opcode::BrIf):
       WEFT_TRY(read_single<Opcode::BrIf>(imm));
       forget_mirrors();
       branch_out_if(imm.index);
       return {};
-    case int16_t(Opcode::Return):
+    case byte_of(Opcode::Return):
       WEFT_TRY(read_single<Opcode::Return>(imm));
       forget_mirrors();
       return_from_function();
       return {};
-    case int16_t(Opcode::Else):
+    case byte_of(Opcode::Else):
       WEFT_TRY(read_single<Opcode::Else>(imm));
       forget_mirrors();
       else_frame();
       return {};
-    case int16_t(Opcode::Call):
+    case byte_of(Opcode::Call):
       WEFT_TRY(read_single<Opcode::Call>(imm));
       forget_mirrors();
       call_index(imm.index);
       return {};
-    case int16_t(Opcode::Unreachable):
+    case byte_of(Opcode::Unreachable):
       WEFT_TRY(read_single<Opcode::Unreachable>(imm));
       forget_mirrors();
       masm_.jump(trap_label(runtime::TrapKind::Unreachable));
       mark_unreachable();
       return {};
-    case int16_t(Opcode::I32Add): return int_binary_of<Opcode::I32Add>(IntOp::Add, false, imm);
-    case int16_t(Opcode::I32Sub): return int_binary_of<Opcode::I32Sub>(IntOp::Sub, false, imm);
-    case int16_t(Opcode::I32Mul): return int_binary_of<Opcode::I32Mul>(IntOp::Mul, false, imm);
-    case int16_t(Opcode::I32And): return int_binary_of<Opcode::I32And>(IntOp::And, false, imm);
-    case int16_t(Opcode::I32Or): return int_binary_of<Opcode::I32Or>(IntOp::Or, false, imm);
-    case int16_t(Opcode::I32Xor): return int_binary_of<Opcode::I32Xor>(IntOp::Xor, false, imm);
-    case int16_t(Opcode::I64Add): return int_binary_of<Opcode::I64Add>(IntOp::Add, true, imm);
-    case int16_t(Opcode::I64Sub): return int_binary_of<Opcode::I64Sub>(IntOp::Sub, true, imm);
-    case int16_t(Opcode::I64Mul): return int_binary_of<Opcode::I64Mul>(IntOp::Mul, true, imm);
-    case int16_t(Opcode::I64And): return int_binary_of<Opcode::I64And>(IntOp::And, true, imm);
-    case int16_t(Opcode::I64Or): return int_binary_of<Opcode::I64Or>(IntOp::Or, true, imm);
-    case int16_t(Opcode::I64Xor): return int_binary_of<Opcode::I64Xor>(IntOp::Xor, true, imm);
-    case int16_t(Opcode::I32Shl): return shift_of<Opcode::I32Shl>(ShiftOp::Shl, false, imm);
-    case int16_t(Opcode::I32ShrS): return shift_of<Opcode::I32ShrS>(ShiftOp::ShrS, false, imm);
-    case int16_t(Opcode::I32ShrU): return shift_of<Opcode::I32ShrU>(ShiftOp::ShrU, false, imm);
-    case int16_t(Opcode::I32Rotl): return shift_of<Opcode::I32Rotl>(ShiftOp::Rotl, false, imm);
-    case int16_t(Opcode::I32Rotr): return shift_of<Opcode::I32Rotr>(ShiftOp::Rotr, false, imm);
-    case int16_t(Opcode::I64Shl): return shift_of<Opcode::I64Shl>(ShiftOp::Shl, true, imm);
-    case int16_t(Opcode::I64ShrS): return shift_of<Opcode::I64ShrS>(ShiftOp::ShrS, true, imm);
-    case int16_t(Opcode::I64ShrU): return shift_of<Opcode::I64ShrU>(ShiftOp::ShrU, true, imm);
-    case int16_t(Opcode::I64Rotl): return shift_of<Opcode::I64Rotl>(ShiftOp::Rotl, true, imm);
-    case int16_t(Opcode::I64Rotr): return shift_of<Opcode::I64Rotr>(ShiftOp::Rotr, true, imm);
+    case byte_of(Opcode::I32Add): return int_binary_of<Opcode::I32Add>(IntOp::Add, false, imm);
+    case byte_of(Opcode::I32Sub): return int_binary_of<Opcode::I32Sub>(IntOp::Sub, false, imm);
+    case byte_of(Opcode::I32Mul): return int_binary_of<Opcode::I32Mul>(IntOp::Mul, false, imm);
+    case byte_of(Opcode::I32And): return int_binary_of<Opcode::I32And>(IntOp::And, false, imm);
+    case byte_of(Opcode::I32Or): return int_binary_of<Opcode::I32Or>(IntOp::Or, false, imm);
+    case byte_of(Opcode::I32Xor): return int_binary_of<Opcode::I32Xor>(IntOp::Xor, false, imm);
+    case byte_of(Opcode::I64Add): return int_binary_of<Opcode::I64Add>(IntOp::Add, true, imm);
+    case byte_of(Opcode::I64Sub): return int_binary_of<Opcode::I64Sub>(IntOp::Sub, true, imm);
+    case byte_of(Opcode::I64Mul): return int_binary_of<Opcode::I64Mul>(IntOp::Mul, true, imm);
+    case byte_of(Opcode::I64And): return int_binary_of<Opcode::I64And>(IntOp::And, true, imm);
+    case byte_of(Opcode::I64Or): return int_binary_of<Opcode::I64Or>(IntOp::Or, true, imm);
+    case byte_of(Opcode::I64Xor): return int_binary_of<Opcode::I64Xor>(IntOp::Xor, true, imm);
+    case byte_of(Opcode::I32Shl): return shift_of<Opcode::I32Shl>(ShiftOp::Shl, false, imm);
+    case byte_of(Opcode::I32ShrS): return shift_of<Opcode::I32ShrS>(ShiftOp::ShrS, false, imm);
+    case byte_of(Opcode::I32ShrU): return shift_of<Opcode::I32ShrU>(ShiftOp::ShrU, false, imm);
+    case byte_of(Opcode::I32Rotl): return shift_of<Opcode::I32Rotl>(ShiftOp::Rotl, false, imm);
+    case byte_of(Opcode::I32Rotr): return shift_of<Opcode::I32Rotr>(ShiftOp::Rotr, false, imm);
+    case byte_of(Opcode::I64Shl): return shift_of<Opcode::I64Shl>(ShiftOp::Shl, true, imm);
+    case byte_of(Opcode::I64ShrS): return shift_of<Opcode::I64ShrS>(ShiftOp::ShrS, true, imm);
+    case byte_of(Opcode::I64ShrU): return shift_of<Opcode::I64ShrU>(ShiftOp::ShrU, true, imm);
+    case byte_of(Opcode::I64Rotl): return shift_of<Opcode::I64Rotl>(ShiftOp::Rotl, true, imm);
+    case byte_of(Opcode::I64Rotr): return shift_of<Opcode::I64Rotr>(ShiftOp::Rotr, true, imm);
+    case byte_of(Opcode::I32Eqz) ... byte_of(Opcode::F64Ge): return compare_of(imm);
+    case byte_of(Opcode::I32Load) ... byte_of(Opcode::I64Store32): return memory_access_of(imm);
     default:
       break;
   }

@@ -579,6 +579,27 @@ class FunctionCompiler {
     shift(op, wide);
     return {};
   }
+  // read_and_compile's compares (i32.eqz … f64.ge, no immediates): fused
+  // with a br_if or if next (compile_fused_compare), else compiled as their
+  // family would; and its loads and stores (i32.load … i64.store32, a memarg
+  // each), straight to their family's compiler.
+  [[gnu::always_inline]] Result<void> compare_of(Instruction& imm) {
+    WEFT_TRY(read_single<Opcode::I32Eqz>(imm));  // (imm.op is the opcode read)
+    if (const int16_t next = reader_.peek_single(); next == int16_t(Opcode::BrIf) || next == int16_t(Opcode::If)) {
+      bool handled = false;
+      WEFT_TRY(compile_fused_compare(imm.op, handled));
+      if (handled) return {};
+    }
+    if (compile_numeric(imm.op)) [[likely]] return {};
+    return compile_first_of_its_kind(imm.op, imm);
+  }
+  [[gnu::always_inline]] Result<void> memory_access_of(Instruction& imm) {
+    WEFT_TRY(read_single<Opcode::I32Load>(imm));
+    bool handled = false;
+    WEFT_TRY(compile_memory(imm.op, imm, handled));
+    if (handled) [[likely]] return {};
+    return compile_first_of_its_kind(imm.op, imm);
+  }
   void divide(bool is_signed, bool wide, bool remainder);
   bool divide_by_constant(bool is_signed, bool wide, bool remainder, bool& checked);
   void extend(int from_bits, bool wide);
