@@ -461,7 +461,7 @@ void FunctionCompiler::push_frame(ControlFrame::Kind kind, const ControlFrame& s
 template <class Jump>
 Result<void> FunctionCompiler::branch_on_condition(const Jump& jump) {
   instr_offset_ = reader_.pos();
-  Instruction imm;
+  Instruction& imm = *instruction_;  // compile()'s (the compare's immediates are done with)
   WEFT_TRY(read_instruction(imm));
   if (imm.op == Opcode::If) {
     ControlFrame f;

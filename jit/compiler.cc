@@ -36,6 +36,7 @@ struct CompilerScratch {
   std::vector<int16_t> arg_targets;
   std::vector<Label> table_entries;
   std::vector<uint8_t> table_stubs;
+  std::unique_ptr<Instruction> instruction;
 };
 thread_local CompilerScratch compiler_scratch;
 
@@ -64,6 +65,7 @@ FunctionCompiler::~FunctionCompiler() {
   scratch.arg_targets.swap(arg_targets_);
   scratch.table_entries.swap(table_entries_);
   scratch.table_stubs.swap(table_stubs_);
+  scratch.instruction.swap(instruction_);
 }
 
 FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t defined_index,
@@ -90,6 +92,8 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
   arg_targets_.swap(scratch.arg_targets);
   table_entries_.swap(scratch.table_entries);
   table_stubs_.swap(scratch.table_stubs);
+  instruction_.swap(scratch.instruction);
+  if (!instruction_) instruction_ = std::make_unique<Instruction>();
   stack_.clear();
   control_.clear();
   trap_labels_.clear();
@@ -571,7 +575,7 @@ Result<void> FunctionCompiler::compile() {
   body.target_slot = 0;
   control_.push_back(body);
 
-  Instruction imm;  // one for all: the reader sets every field an instruction's immediates have
+  Instruction& imm = *instruction_;  // one for all: the reader sets every field an instruction's immediates have
   while (!control_.empty()) {
     if (reader_.at_end()) return make_error(ErrorKind::Malformed, "JIT: body ends inside a block");
     instr_offset_ = reader_.pos();
