@@ -160,15 +160,12 @@ class InstructionReader {
   bool at_end(const uint8_t* cursor) const { return cursor >= end_; }
   size_t offset_of(const uint8_t* cursor) const { return size_t(cursor - begin_); }
 
+  // The next byte, -1 at the end: a look that cannot fail, for callers that
+  // only care about single-byte opcodes and compare or switch on their bytes
+  // (single_byte_of); any other byte is no such opcode.
+  int peek_byte() const { return p_ < end_ ? *p_ : -1; }
   // The opcode of the next instruction, without moving (nullopt at the end or
   // on bytes that are not one): for fusing an instruction with the next.
-  // The next instruction's opcode if it is a single-byte one, else -1 (a
-  // prefixed opcode, an unknown byte, the end): a look that cannot fail, for
-  // callers that only care about single-byte opcodes.
-  int16_t peek_single() const { return p_ < end_ ? kOpcodeByteMap.single[*p_] : int16_t(-1); }
-  // The next byte, -1 at the end: for a switch on single-byte opcodes by
-  // their bytes (the bytes that are no such opcode are the caller's default).
-  int peek_byte() const { return p_ < end_ ? *p_ : -1; }
   std::optional<Opcode> peek_opcode() {
     const uint8_t* const saved = p_;
     Opcode op;

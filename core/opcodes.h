@@ -102,6 +102,13 @@ constexpr OpcodeByteMap make_opcode_byte_map() {
   return map;
 }
 inline constexpr OpcodeByteMap kOpcodeByteMap = make_opcode_byte_map();
+// The byte of a single-byte opcode (a compile-time error for the others):
+// for switches and tests on the bytes themselves, without the map's load.
+constexpr int single_byte_of(Opcode op) {
+  for (int byte = 0; byte < 256; ++byte)
+    if (kOpcodeByteMap.single[byte] == int16_t(op)) return byte;
+  throw "not a single-byte opcode";
+}
 
 // Each opcode's immediate kind as one byte per opcode: the instruction
 // reader's per-instruction lookup, kept apart from the wide OpcodeInfo rows.

@@ -518,8 +518,8 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
     case Opcode::I64GeU: c = Compare{Cond::GeU, true, false}; break;
     default: return {};
   }
-  const int16_t next = reader_.peek_single();
-  if (next != int16_t(Opcode::BrIf) && next != int16_t(Opcode::If)) return {};
+  const int next = reader_.peek_byte();
+  if (next != single_byte_of(Opcode::BrIf) && next != single_byte_of(Opcode::If)) return {};
   handled = true;
 
   // Operands into registers, the rest of the stack to its slots (as br_if and
@@ -600,8 +600,8 @@ Result<void> FunctionCompiler::compile_fused_float_compare(Opcode op, bool& hand
     case Opcode::F64Ge: cond = FloatCond::Ge; f64 = true; break;
     default: return {};
   }
-  const int16_t next = reader_.peek_single();
-  if (next != int16_t(Opcode::BrIf) && next != int16_t(Opcode::If)) return {};
+  const int next = reader_.peek_byte();
+  if (next != single_byte_of(Opcode::BrIf) && next != single_byte_of(Opcode::If)) return {};
   handled = true;
   // Operands into float registers (a value computed in one stays there), the
   // rest of the stack to its slots, then the compare and the jump.

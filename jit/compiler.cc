@@ -614,15 +614,6 @@ Result<void> FunctionCompiler::compile_in_family(uint8_t family, Opcode op, cons
 }
 
 namespace {
-// The byte of a single-byte opcode: read_and_compile switches on the byte
-// itself, one load fewer between reading it and the jump (kOpcodeByteMap's),
-// which the processor waits for whenever it mispredicted the jump.
-constexpr int byte_of(Opcode op) {
-  for (int byte = 0; byte < 256; ++byte)
-    if (kOpcodeByteMap.single[byte] == int16_t(op)) return byte;
-  throw "not a single-byte opcode";  // (a compile-time error in a case label)
-}
-
 // The ranges of compares and of loads and stores read each instruction as
 // their first (compare_of, memory_access_of): the same immediates throughout.
 constexpr bool same_immediates(Opcode first, Opcode last) {
@@ -643,9 +634,13 @@ static_assert(same_immediates(Opcode::I32Eqz, Opcode::F64Ge) && same_immediates(
 // compiled by compile_instruction. The compares and the loads and stores
 // come here too, as ranges of opcodes (compare_of, memory_access_of): without
 // the reader's dispatch on the kind and compile_instruction's on the family.
+//
+// The switch is on the byte itself: one load fewer (kOpcodeByteMap's) between
+// reading it and the jump, which the processor waits for whenever it
+// mispredicted the jump; the lookaheads for fusing (peek_byte) likewise.
 Result<void> FunctionCompiler::read_and_compile(Instruction& imm) {
   switch (reader_.peek_byte()) {
-    case byte_of(Opcode::LocalGet):  // a lazy entry, loaded by its consumer
+    case single_byte_of(Opcode::LocalGet):  // a lazy entry, loaded by its consumer
       WEFT_TRY(read_single<Opcode::LocalGet>(imm));
       if (local_slots_.empty()) [[likely]] {
         push_value(StackValue{Loc::Local, 0, false, imm.index});
@@ -655,116 +650,116 @@ Result<void> FunctionCompiler::read_and_compile(Instruction& imm) {
         if (local_slots_[imm.index + 1] - slot == 2) push_value(StackValue{Loc::Local, 0, true, slot + 1});
       }
       return {};
-    case byte_of(Opcode::I32Const):
+    case single_byte_of(Opcode::I32Const):
       WEFT_TRY(read_single<Opcode::I32Const>(imm));
       push_const(imm.bits);
       return {};
-    case byte_of(Opcode::I64Const):
+    case single_byte_of(Opcode::I64Const):
       WEFT_TRY(read_single<Opcode::I64Const>(imm));
       push_const(imm.bits);
       return {};
-    case byte_of(Opcode::F32Const):
+    case single_byte_of(Opcode::F32Const):
       WEFT_TRY(read_single<Opcode::F32Const>(imm));
       push_const(imm.bits);
       return {};
-    case byte_of(Opcode::F64Const):
+    case single_byte_of(Opcode::F64Const):
       WEFT_TRY(read_single<Opcode::F64Const>(imm));
       push_const(imm.bits);
       return {};
-    case byte_of(Opcode::Nop):
+    case single_byte_of(Opcode::Nop):
       return read_single<Opcode::Nop>(imm);
-    case byte_of(Opcode::LocalSet):
+    case single_byte_of(Opcode::LocalSet):
       WEFT_TRY(read_single<Opcode::LocalSet>(imm));
       set_local(imm.index, false);
       return {};
-    case byte_of(Opcode::LocalTee):
+    case single_byte_of(Opcode::LocalTee):
       WEFT_TRY(read_single<Opcode::LocalTee>(imm));
       set_local(imm.index, true);
       return {};
-    case byte_of(Opcode::GlobalGet):
+    case single_byte_of(Opcode::GlobalGet):
       WEFT_TRY(read_single<Opcode::GlobalGet>(imm));
       global_get(imm.index);
       return {};
-    case byte_of(Opcode::GlobalSet):
+    case single_byte_of(Opcode::GlobalSet):
       WEFT_TRY(read_single<Opcode::GlobalSet>(imm));
       global_set(imm.index);
       return {};
-    case byte_of(Opcode::Drop):
+    case single_byte_of(Opcode::Drop):
       WEFT_TRY(read_single<Opcode::Drop>(imm));
       drop_value();
       return {};
-    case byte_of(Opcode::End):
+    case single_byte_of(Opcode::End):
       WEFT_TRY(read_single<Opcode::End>(imm));
       forget_mirrors();
       end_frame();
       return {};
-    case byte_of(Opcode::Block):
+    case single_byte_of(Opcode::Block):
       WEFT_TRY(read_single<Opcode::Block>(imm));
       forget_mirrors();
       return open_block(Opcode::Block, imm);
-    case byte_of(Opcode::Loop):
+    case single_byte_of(Opcode::Loop):
       WEFT_TRY(read_single<Opcode::Loop>(imm));
       forget_mirrors();
       return open_block(Opcode::Loop, imm);
-    case byte_of(Opcode::If):
+    case single_byte_of(Opcode::If):
       WEFT_TRY(read_single<Opcode::If>(imm));
       forget_mirrors();
       return open_block(Opcode::If, imm);
-    case byte_of(Opcode::Br):
+    case single_byte_of(Opcode::Br):
       WEFT_TRY(read_single<Opcode::Br>(imm));
       forget_mirrors();
       branch_out(imm.index);
       return {};
-    case byte_of(Opcode::BrIf):
+    case single_byte_of(Opcode::BrIf):
       WEFT_TRY(read_single<Opcode::BrIf>(imm));
       forget_mirrors();
       branch_out_if(imm.index);
       return {};
-    case byte_of(Opcode::Return):
+    case single_byte_of(Opcode::Return):
       WEFT_TRY(read_single<Opcode::Return>(imm));
       forget_mirrors();
       return_from_function();
       return {};
-    case byte_of(Opcode::Else):
+    case single_byte_of(Opcode::Else):
       WEFT_TRY(read_single<Opcode::Else>(imm));
       forget_mirrors();
       else_frame();
       return {};
-    case byte_of(Opcode::Call):
+    case single_byte_of(Opcode::Call):
       WEFT_TRY(read_single<Opcode::Call>(imm));
       forget_mirrors();
       call_index(imm.index);
       return {};
-    case byte_of(Opcode::Unreachable):
+    case single_byte_of(Opcode::Unreachable):
       WEFT_TRY(read_single<Opcode::Unreachable>(imm));
       forget_mirrors();
       masm_.jump(trap_label(runtime::TrapKind::Unreachable));
       mark_unreachable();
       return {};
-    case byte_of(Opcode::I32Add): return int_binary_of<Opcode::I32Add>(IntOp::Add, false, imm);
-    case byte_of(Opcode::I32Sub): return int_binary_of<Opcode::I32Sub>(IntOp::Sub, false, imm);
-    case byte_of(Opcode::I32Mul): return int_binary_of<Opcode::I32Mul>(IntOp::Mul, false, imm);
-    case byte_of(Opcode::I32And): return int_binary_of<Opcode::I32And>(IntOp::And, false, imm);
-    case byte_of(Opcode::I32Or): return int_binary_of<Opcode::I32Or>(IntOp::Or, false, imm);
-    case byte_of(Opcode::I32Xor): return int_binary_of<Opcode::I32Xor>(IntOp::Xor, false, imm);
-    case byte_of(Opcode::I64Add): return int_binary_of<Opcode::I64Add>(IntOp::Add, true, imm);
-    case byte_of(Opcode::I64Sub): return int_binary_of<Opcode::I64Sub>(IntOp::Sub, true, imm);
-    case byte_of(Opcode::I64Mul): return int_binary_of<Opcode::I64Mul>(IntOp::Mul, true, imm);
-    case byte_of(Opcode::I64And): return int_binary_of<Opcode::I64And>(IntOp::And, true, imm);
-    case byte_of(Opcode::I64Or): return int_binary_of<Opcode::I64Or>(IntOp::Or, true, imm);
-    case byte_of(Opcode::I64Xor): return int_binary_of<Opcode::I64Xor>(IntOp::Xor, true, imm);
-    case byte_of(Opcode::I32Shl): return shift_of<Opcode::I32Shl>(ShiftOp::Shl, false, imm);
-    case byte_of(Opcode::I32ShrS): return shift_of<Opcode::I32ShrS>(ShiftOp::ShrS, false, imm);
-    case byte_of(Opcode::I32ShrU): return shift_of<Opcode::I32ShrU>(ShiftOp::ShrU, false, imm);
-    case byte_of(Opcode::I32Rotl): return shift_of<Opcode::I32Rotl>(ShiftOp::Rotl, false, imm);
-    case byte_of(Opcode::I32Rotr): return shift_of<Opcode::I32Rotr>(ShiftOp::Rotr, false, imm);
-    case byte_of(Opcode::I64Shl): return shift_of<Opcode::I64Shl>(ShiftOp::Shl, true, imm);
-    case byte_of(Opcode::I64ShrS): return shift_of<Opcode::I64ShrS>(ShiftOp::ShrS, true, imm);
-    case byte_of(Opcode::I64ShrU): return shift_of<Opcode::I64ShrU>(ShiftOp::ShrU, true, imm);
-    case byte_of(Opcode::I64Rotl): return shift_of<Opcode::I64Rotl>(ShiftOp::Rotl, true, imm);
-    case byte_of(Opcode::I64Rotr): return shift_of<Opcode::I64Rotr>(ShiftOp::Rotr, true, imm);
-    case byte_of(Opcode::I32Eqz) ... byte_of(Opcode::F64Ge): return compare_of(imm);
-    case byte_of(Opcode::I32Load) ... byte_of(Opcode::I64Store32): return memory_access_of(imm);
+    case single_byte_of(Opcode::I32Add): return int_binary_of<Opcode::I32Add>(IntOp::Add, false, imm);
+    case single_byte_of(Opcode::I32Sub): return int_binary_of<Opcode::I32Sub>(IntOp::Sub, false, imm);
+    case single_byte_of(Opcode::I32Mul): return int_binary_of<Opcode::I32Mul>(IntOp::Mul, false, imm);
+    case single_byte_of(Opcode::I32And): return int_binary_of<Opcode::I32And>(IntOp::And, false, imm);
+    case single_byte_of(Opcode::I32Or): return int_binary_of<Opcode::I32Or>(IntOp::Or, false, imm);
+    case single_byte_of(Opcode::I32Xor): return int_binary_of<Opcode::I32Xor>(IntOp::Xor, false, imm);
+    case single_byte_of(Opcode::I64Add): return int_binary_of<Opcode::I64Add>(IntOp::Add, true, imm);
+    case single_byte_of(Opcode::I64Sub): return int_binary_of<Opcode::I64Sub>(IntOp::Sub, true, imm);
+    case single_byte_of(Opcode::I64Mul): return int_binary_of<Opcode::I64Mul>(IntOp::Mul, true, imm);
+    case single_byte_of(Opcode::I64And): return int_binary_of<Opcode::I64And>(IntOp::And, true, imm);
+    case single_byte_of(Opcode::I64Or): return int_binary_of<Opcode::I64Or>(IntOp::Or, true, imm);
+    case single_byte_of(Opcode::I64Xor): return int_binary_of<Opcode::I64Xor>(IntOp::Xor, true, imm);
+    case single_byte_of(Opcode::I32Shl): return shift_of<Opcode::I32Shl>(ShiftOp::Shl, false, imm);
+    case single_byte_of(Opcode::I32ShrS): return shift_of<Opcode::I32ShrS>(ShiftOp::ShrS, false, imm);
+    case single_byte_of(Opcode::I32ShrU): return shift_of<Opcode::I32ShrU>(ShiftOp::ShrU, false, imm);
+    case single_byte_of(Opcode::I32Rotl): return shift_of<Opcode::I32Rotl>(ShiftOp::Rotl, false, imm);
+    case single_byte_of(Opcode::I32Rotr): return shift_of<Opcode::I32Rotr>(ShiftOp::Rotr, false, imm);
+    case single_byte_of(Opcode::I64Shl): return shift_of<Opcode::I64Shl>(ShiftOp::Shl, true, imm);
+    case single_byte_of(Opcode::I64ShrS): return shift_of<Opcode::I64ShrS>(ShiftOp::ShrS, true, imm);
+    case single_byte_of(Opcode::I64ShrU): return shift_of<Opcode::I64ShrU>(ShiftOp::ShrU, true, imm);
+    case single_byte_of(Opcode::I64Rotl): return shift_of<Opcode::I64Rotl>(ShiftOp::Rotl, true, imm);
+    case single_byte_of(Opcode::I64Rotr): return shift_of<Opcode::I64Rotr>(ShiftOp::Rotr, true, imm);
+    case single_byte_of(Opcode::I32Eqz) ... single_byte_of(Opcode::F64Ge): return compare_of(imm);
+    case single_byte_of(Opcode::I32Load) ... single_byte_of(Opcode::I64Store32): return memory_access_of(imm);
     default:
       break;
   }
@@ -794,7 +789,7 @@ Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction&
   // they pay for the look at the next instruction).
   static_assert(uint16_t(Opcode::F64Ge) - uint16_t(Opcode::I32Eqz) == 0x66 - 0x45);
   if (op >= Opcode::I32Eqz && op <= Opcode::F64Ge) {
-    if (const int16_t next = reader_.peek_single(); next == int16_t(Opcode::BrIf) || next == int16_t(Opcode::If)) {
+    if (const int next = reader_.peek_byte(); next == single_byte_of(Opcode::BrIf) || next == single_byte_of(Opcode::If)) {
       WEFT_TRY(compile_fused_compare(op, handled));
       if (handled) return {};
     }

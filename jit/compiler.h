@@ -265,9 +265,11 @@ class FunctionCompiler {
   // Inline: it runs for most integer operations, and the next instruction is
   // seldom one of the three (each a single-byte opcode).
   Reg result_register_hint() {
-    const int16_t next = reader_.peek_single();
-    if (next != int16_t(Opcode::Return) && next != int16_t(Opcode::End) && next != int16_t(Opcode::Call)) return kNoReg;
-    return result_register_hint(Opcode(next));
+    const int next = reader_.peek_byte();
+    if (next != single_byte_of(Opcode::Return) && next != single_byte_of(Opcode::End) &&
+        next != single_byte_of(Opcode::Call))
+      return kNoReg;
+    return result_register_hint(Opcode(kOpcodeByteMap.single[next]));
   }
   Reg result_register_hint(Opcode next);
   // alloc_reg and pop_to_reg for an operation's result: in the register
@@ -558,8 +560,8 @@ class FunctionCompiler {
   bool int_binary_into_pin(IntOp op, bool wide) {
     const uint32_t top = height() - 1;
     if (num_pins_ == 0 || (stack_[top - 1].loc != Loc::Local && stack_[top].loc != Loc::Local)) return false;
-    const int16_t next = reader_.peek_single();
-    if (next != int16_t(Opcode::LocalSet) && next != int16_t(Opcode::LocalTee)) return false;
+    const int next = reader_.peek_byte();
+    if (next != single_byte_of(Opcode::LocalSet) && next != single_byte_of(Opcode::LocalTee)) return false;
     return int_binary_into_set_pin(op, wide);
   }
   bool int_binary_into_set_pin(IntOp op, bool wide);  // the local.set/tee next
@@ -585,7 +587,7 @@ class FunctionCompiler {
   // each), straight to their family's compiler.
   [[gnu::always_inline]] Result<void> compare_of(Instruction& imm) {
     WEFT_TRY(read_single<Opcode::I32Eqz>(imm));  // (imm.op is the opcode read)
-    if (const int16_t next = reader_.peek_single(); next == int16_t(Opcode::BrIf) || next == int16_t(Opcode::If)) {
+    if (const int next = reader_.peek_byte(); next == single_byte_of(Opcode::BrIf) || next == single_byte_of(Opcode::If)) {
       bool handled = false;
       WEFT_TRY(compile_fused_compare(imm.op, handled));
       if (handled) return {};

@@ -284,6 +284,7 @@ TEST(InstructionReader, PeekDoesNotMoveAndResetReusesTheReader) {
   Instruction insn;
   ASSERT_TRUE(r.next(insn));
   EXPECT_EQ(r.peek_opcode(), Opcode::BrIf);
+  EXPECT_EQ(r.peek_byte(), single_byte_of(Opcode::BrIf));
   EXPECT_EQ(r.pos(), 1u);
   ASSERT_TRUE(r.next(insn));
   EXPECT_EQ(insn.op, Opcode::BrIf);
@@ -295,6 +296,7 @@ TEST(InstructionReader, PeekDoesNotMoveAndResetReusesTheReader) {
   EXPECT_EQ(insn.i32(), 42);
   EXPECT_TRUE(r.at_end());
   EXPECT_FALSE(r.peek_opcode().has_value());
+  EXPECT_EQ(r.peek_byte(), -1);
 }
 
 // One- and two-byte LEBs are read inline, longer ones out of line: every
