@@ -412,8 +412,8 @@ inline bool InstructionReader::single_immediates(const uint8_t*& cursor, Instruc
 
 inline bool InstructionReader::next(const uint8_t*& cursor, Instruction& out) {
   const uint8_t* const at = cursor;
+  out.offset = uint32_t(at - begin_);  // (also at the end: where the instruction was missing)
   if (at >= end_) [[unlikely]] return fail_eof();
-  out.offset = uint32_t(at - begin_);
   const uint8_t byte = *at;
   const int16_t single = kOpcodeByteMap.single[byte];
   const ImmKind kind = kSingleByteImmediateKind[byte];

@@ -460,7 +460,6 @@ void FunctionCompiler::push_frame(ControlFrame::Kind kind, const ControlFrame& s
 // condition is (or is not) true; the condition's registers are released.
 template <class Jump>
 Result<void> FunctionCompiler::branch_on_condition(const Jump& jump) {
-  instr_offset_ = reader_.pos();
   Instruction& imm = *instruction_;  // compile()'s (the compare's immediates are done with)
   WEFT_TRY(read_instruction(imm));
   if (imm.op == Opcode::If) {

@@ -93,9 +93,9 @@ void FunctionCompiler::build_scope(const std::vector<validator::EventClause>& sc
 Label FunctionCompiler::dispatch_stub(FiberSite& site) {
   const auto& points = instance_.info->functions[self_->index - first_defined_].suspension_points();
   // Suspension points are in body order; dead code skips some.
-  while (next_suspension_ < points.size() && points[next_suspension_].body_offset < instr_offset_) ++next_suspension_;
+  while (next_suspension_ < points.size() && points[next_suspension_].body_offset < instr_offset()) ++next_suspension_;
   DispatchStub stub{masm_.new_label(), &site, {}};
-  if (next_suspension_ < points.size() && points[next_suspension_].body_offset == instr_offset_)
+  if (next_suspension_ < points.size() && points[next_suspension_].body_offset == instr_offset())
     build_scope(points[next_suspension_].scope, site, stub.targets);
   dispatch_stubs_.push_back(std::move(stub));
   return dispatch_stubs_.back().label;

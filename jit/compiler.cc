@@ -94,6 +94,7 @@ FunctionCompiler::FunctionCompiler(const runtime::Instance& instance, uint32_t d
   table_stubs_.swap(scratch.table_stubs);
   instruction_.swap(scratch.instruction);
   if (!instruction_) instruction_ = std::make_unique<Instruction>();
+  instruction_->offset = 0;  // (instr_offset() until the first instruction is read)
   stack_.clear();
   control_.clear();
   trap_labels_.clear();
@@ -222,7 +223,7 @@ Reg FunctionCompiler::result_register_hint(Opcode next) {
 
 Error FunctionCompiler::unsupported(const std::string& what) const {
   return make_error(ErrorKind::Limit, "not compiled by the JIT: " + what,
-                    Location::in_function(self_->index, instr_offset_));
+                    Location::in_function(self_->index, instr_offset()));
 }
 
 Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
@@ -512,7 +513,7 @@ Result<void> FunctionCompiler::read_failed_or_select(bool read, const Instructio
   // The body was validated: a failure here means a broken IR, reported as such.
   if (!read)
     return make_error(ErrorKind::Malformed, std::string("JIT: ") + reader_.error(),
-                      Location::in_function(self_->index, instr_offset_));
+                      Location::in_function(self_->index, instr_offset()));
   return {};
 }
 
@@ -578,7 +579,6 @@ Result<void> FunctionCompiler::compile() {
   Instruction& imm = *instruction_;  // one for all: the reader sets every field an instruction's immediates have
   while (!control_.empty()) {
     if (reader_.at_end()) return make_error(ErrorKind::Malformed, "JIT: body ends inside a block");
-    instr_offset_ = reader_.pos();
     if (control_.back().unreachable) [[unlikely]] {
       // Dead code: only the block structure matters until the arm ends. The
       // instruction that makes the code live again is read a second time,

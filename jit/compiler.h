@@ -727,7 +727,6 @@ class FunctionCompiler {
   runtime::MemoryInstance* memory_;
   MacroAssembler& masm_;
   InstructionReader reader_;
-  size_t instr_offset_ = 0;  // body offset of the instruction being compiled
 
   uint32_t num_locals_ = 0;  // frame slots of the params and declared locals
   // Local index → its first frame slot, and one entry past the last local;
@@ -797,6 +796,9 @@ class FunctionCompiler {
   // to function like the vectors above: a fresh one is zeroed (136 bytes)
   // for every function.
   std::unique_ptr<Instruction> instruction_;
+  // The body offset of the instruction being compiled: the last one read
+  // into compile()'s Instruction (0 before the first).
+  size_t instr_offset() const { return instruction_->offset; }
   Label memory_trap_;
   bool has_memory_trap_ = false;
 
