@@ -614,14 +614,18 @@ Result<void> FunctionCompiler::compile_in_family(uint8_t family, Opcode op, cons
 }
 
 namespace {
-// The ranges of compares and of loads and stores read each instruction as
-// their first (compare_of, memory_access_of): the same immediates throughout.
-constexpr bool same_immediates(Opcode first, Opcode last) {
-  for (uint16_t op = uint16_t(first); op <= uint16_t(last); ++op)
-    if (kImmediateKind[op] != kImmediateKind[uint16_t(first)]) return false;
+// read_and_compile's ranges of cases, the compares and the loads and stores:
+// every byte from `first`'s to `last`'s is an opcode of the range, and all
+// have the immediates of `first` (compare_of and memory_access_of read each
+// instruction as their first).
+constexpr bool opcode_range(Opcode first, Opcode last) {
+  for (int byte = single_byte_of(first); byte <= single_byte_of(last); ++byte) {
+    const int16_t op = kOpcodeByteMap.single[byte];
+    if (op < int16_t(first) || op > int16_t(last) || kImmediateKind[op] != kImmediateKind[size_t(first)]) return false;
+  }
   return true;
 }
-static_assert(same_immediates(Opcode::I32Eqz, Opcode::F64Ge) && same_immediates(Opcode::I32Load, Opcode::I64Store32));
+static_assert(opcode_range(Opcode::I32Eqz, Opcode::F64Ge) && opcode_range(Opcode::I32Load, Opcode::I64Store32));
 }  // namespace
 
 // The commonest instructions, read and compiled in one switch on the opcode
