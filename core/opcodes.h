@@ -104,7 +104,9 @@ constexpr OpcodeByteMap make_opcode_byte_map() {
 inline constexpr OpcodeByteMap kOpcodeByteMap = make_opcode_byte_map();
 // The byte of a single-byte opcode (a compile-time error for the others):
 // for switches and tests on the bytes themselves, without the map's load.
-constexpr int single_byte_of(Opcode op) {
+// consteval: a constant wherever it is written, in every build (a loop over
+// the map if a compiler left a constexpr call to run).
+consteval int single_byte_of(Opcode op) {
   for (int byte = 0; byte < 256; ++byte)
     if (kOpcodeByteMap.single[byte] == int16_t(op)) return byte;
   throw "not a single-byte opcode";

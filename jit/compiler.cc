@@ -618,7 +618,7 @@ namespace {
 // every byte from `first`'s to `last`'s is an opcode of the range, and all
 // have the immediates of `first` (compare_of and memory_access_of read each
 // instruction as their first).
-constexpr bool opcode_range(Opcode first, Opcode last) {
+consteval bool opcode_range(Opcode first, Opcode last) {
   for (int byte = single_byte_of(first); byte <= single_byte_of(last); ++byte) {
     const int16_t op = kOpcodeByteMap.single[byte];
     if (op < int16_t(first) || op > int16_t(last) || kImmediateKind[op] != kImmediateKind[size_t(first)]) return false;
