@@ -789,15 +789,8 @@ bool FunctionCompiler::ends_dead_code(Opcode op) {
 
 Result<void> FunctionCompiler::compile_instruction(Opcode op, const Instruction& imm) {
   bool handled = false;
-  // A compare feeding br_if/if (the compares are one run of opcodes: only
-  // they pay for the look at the next instruction).
-  static_assert(uint16_t(Opcode::F64Ge) - uint16_t(Opcode::I32Eqz) == 0x66 - 0x45);
-  if (op >= Opcode::I32Eqz && op <= Opcode::F64Ge) {
-    if (const int next = reader_.peek_byte(); next == single_byte_of(Opcode::BrIf) || next == single_byte_of(Opcode::If)) {
-      WEFT_TRY(compile_fused_compare(op, handled));
-      if (handled) return {};
-    }
-  }
+  // (Compares never come here: read_and_compile takes them all, compare_of
+  // fusing one that feeds a br_if or if.)
   // Which family compiles an opcode depends on the opcode alone (a family
   // declines an opcode only in its switch's default case): it is remembered
   // (process-wide) the first time, so later instructions go straight to their
