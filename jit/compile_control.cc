@@ -298,7 +298,7 @@ void FunctionCompiler::return_from_function() {
 }
 
 void FunctionCompiler::end_frame() {
-  ControlFrame f = control_.back();
+  const ControlFrame& f = control_.back();  // popped last: nothing below changes control_
   if (f.kind == ControlFrame::Kind::Function && !f.unreachable && f.results == 1) {
     return_single_value();  // falls through to result_in_register_, bound next
     truncate(f.height);
@@ -330,14 +330,32 @@ void FunctionCompiler::end_frame() {
     case ControlFrame::Kind::Loop:
       break;  // its label is the header
   }
-  control_.pop_back();
   push_frame_values(f, false);
+  control_.pop_back();
+}
+
+// (Inline in its two callers below: a call per block cost more than the frame's stores.)
+void FunctionCompiler::push_frame(ControlFrame::Kind kind, const ControlFrame& signature, Label label,
+                                  Label else_label) {
+  // Made in place, field by field: copying a frame just assembled on the
+  // stack read its narrow stores back as wide loads, which the processor
+  // cannot forward (a stall at every block, loop and if).
+  const uint32_t height = this->height() - signature.params;
+  ControlFrame& f = control_.emplace_back();
+  f.kind = kind;
+  f.height = height;
+  f.params = signature.params;
+  f.results = signature.results;
+  f.label = label;
+  f.else_label = else_label;
+  f.target_slot = num_locals_ + height;
+  f.vec_types = signature.vec_types;
 }
 
 // block, loop and if: a frame for the construct (if: with its jump to the false arm).
 Result<void> FunctionCompiler::open_block(Opcode op, const Instruction& imm) {
   ControlFrame f;
-  WEFT_TRY(block_signature(imm.block, f));
+  block_signature(imm.block, f);
   if (op == Opcode::If) {
     bool owned = true;
     Reg cond = pop_condition(owned);
@@ -439,23 +457,6 @@ void FunctionCompiler::open_if(const ControlFrame& signature, Label else_label) 
   push_frame(ControlFrame::Kind::If, signature, masm_.new_label(), else_label);
 }
 
-void FunctionCompiler::push_frame(ControlFrame::Kind kind, const ControlFrame& signature, Label label,
-                                  Label else_label) {
-  // Made in place, field by field: copying a frame just assembled on the
-  // stack read its narrow stores back as wide loads, which the processor
-  // cannot forward (a stall at every block, loop and if).
-  const uint32_t height = this->height() - signature.params;
-  ControlFrame& f = control_.emplace_back();
-  f.kind = kind;
-  f.height = height;
-  f.params = signature.params;
-  f.results = signature.results;
-  f.label = label;
-  f.else_label = else_label;
-  f.target_slot = num_locals_ + height;
-  f.vec_types = signature.vec_types;
-}
-
 // The br_if or if after a fused compare, given how to jump when the
 // condition is (or is not) true; the condition's registers are released.
 template <class Jump>
@@ -464,7 +465,7 @@ Result<void> FunctionCompiler::branch_on_condition(const Jump& jump) {
   WEFT_TRY(read_instruction(imm));
   if (imm.op == Opcode::If) {
     ControlFrame f;
-    WEFT_TRY(block_signature(imm.block, f));
+    block_signature(imm.block, f);
     Label else_label = masm_.new_label();
     jump(false, else_label);
     open_if(f, else_label);
@@ -484,8 +485,6 @@ Result<void> FunctionCompiler::branch_on_condition(const Jump& jump) {
 
 Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
   handled = false;
-  WEFT_TRY(compile_fused_float_compare(op, handled));
-  if (handled) return {};
   struct Compare {
     Cond cond;
     bool wide;
@@ -515,7 +514,7 @@ Result<void> FunctionCompiler::compile_fused_compare(Opcode op, bool& handled) {
     case Opcode::I64LeU: c = Compare{Cond::LeU, true, false}; break;
     case Opcode::I64GeS: c = Compare{Cond::GeS, true, false}; break;
     case Opcode::I64GeU: c = Compare{Cond::GeU, true, false}; break;
-    default: return {};
+    default: return compile_fused_float_compare(op, handled);  // (the integer ones first: most compares)
   }
   const int next = reader_.peek_byte();
   if (next != single_byte_of(Opcode::BrIf) && next != single_byte_of(Opcode::If)) return {};

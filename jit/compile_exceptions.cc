@@ -32,7 +32,7 @@ Result<void> FunctionCompiler::compile_exception(Opcode op, const Instruction& i
       if (catch_sites_out_ == nullptr) return unsupported("try_table");
       spill_all();
       ControlFrame f;
-      WEFT_TRY(block_signature(imm.block, f));
+      block_signature(imm.block, f);
       catch_sites_out_->push_back(std::make_unique<CatchSite>());
       TryLanding landing;
       landing.site = catch_sites_out_->back().get();

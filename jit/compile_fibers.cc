@@ -352,7 +352,7 @@ Result<void> FunctionCompiler::compile_fiber(Opcode op, const Instruction& imm, 
       // Values below the handle must be in their slots at every clause entry.
       spill_all();
       ControlFrame f;
-      WEFT_TRY(block_signature(imm.block, f));
+      block_signature(imm.block, f);
       f.kind = ControlFrame::Kind::Handle;
       f.height = height() - f.params;
       f.target_slot = num_locals_ + f.height;

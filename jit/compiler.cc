@@ -40,13 +40,9 @@ struct CompilerScratch {
 };
 thread_local CompilerScratch compiler_scratch;
 
-// The allocatable registers as masks: alloc_reg and alloc_fp hand out the
-// lowest free one, which is the first free one of the lists because the
-// lists are in ascending order (checked here).
+// The masks of compiler.h take the lowest free register as the first free one of the lists.
 static_assert(reg_list::ascending(Registers::kAllocatable) && reg_list::ascending(Registers::kFloatAllocatable),
               "alloc_reg/alloc_fp take the lowest free register: the first free one of the list only if it ascends");
-constexpr uint32_t kAllocatableMask = reg_list::mask(Registers::kAllocatable);
-constexpr uint32_t kFloatAllocatableMask = reg_list::mask(Registers::kFloatAllocatable);
 }  // namespace
 
 void OperandStack::grow(uint32_t at_least) {
@@ -226,7 +222,7 @@ Error FunctionCompiler::unsupported(const std::string& what) const {
                     Location::in_function(self_->index, instr_offset()));
 }
 
-Reg FunctionCompiler::alloc_reg(uint32_t exclude_mask) {
+Reg FunctionCompiler::alloc_reg_general(uint32_t exclude_mask) {
   if (prefer_ != kNoReg && reg_free(prefer_) && !(exclude_mask & (1u << prefer_))) {
     claim_reg(prefer_);
     gpr_mirror_[prefer_] = -1;
@@ -374,11 +370,8 @@ void FunctionCompiler::spill(uint32_t position) {
   v.loc = Loc::Slot;
 }
 
-void FunctionCompiler::spill_all() {
-  const uint32_t height = uint32_t(stack_.size());
-  for (uint32_t i = std::min(spilled_below_, height); i < height; ++i) spill(i);
-  spilled_below_ = height;
-  forget_mirrors();
+void FunctionCompiler::spill_from(uint32_t position) {
+  for (const uint32_t height = stack_.size(); position < height; ++position) spill(position);
 }
 
 Reg FunctionCompiler::pop_to_reg_general(uint32_t exclude_mask) {
@@ -461,11 +454,11 @@ void FunctionCompiler::pop_discard() {
   stack_.pop_back();
 }
 
-void FunctionCompiler::push_slots(uint32_t count) {
+void FunctionCompiler::push_slot_entries(uint32_t count) {
   for (uint32_t i = 0; i < count; ++i) push_value(StackValue{Loc::Slot, 0, false, 0});
 }
 
-void FunctionCompiler::truncate(uint32_t new_height) {
+void FunctionCompiler::pop_down_to(uint32_t new_height) {
   while (height() > new_height) pop_discard();
 }
 
@@ -517,28 +510,17 @@ Result<void> FunctionCompiler::read_failed_or_select(bool read, const Instructio
   return {};
 }
 
-Result<void> FunctionCompiler::block_signature(const BlockType& block, ControlFrame& f) const {
-  f.params = f.results = 0;
-  f.vec_types = nullptr;
-  switch (block.kind) {
-    case BlockType::Empty: return {};
-    case BlockType::Value:
-      // Every value type but v128, typed fiber references included, is one slot wide.
-      if (block.value.is_vec()) {
-        static const FuncType kOneV128{{}, {ValType::v128()}};
-        f.vec_types = &kOneV128;
-        f.results = 2;
-      } else {
-        f.results = 1;
-      }
-      return {};
-    case BlockType::TypeIndex: break;
+void FunctionCompiler::other_block_signature(const BlockType& block, ControlFrame& f) const {
+  if (block.kind == BlockType::Value) {  // a v128: two slots
+    static const FuncType kOneV128{{}, {ValType::v128()}};
+    f.vec_types = &kOneV128;
+    f.results = 2;
+    return;
   }
   const FuncType& ft = module_.types[block.type_index];  // (the module outlives the compiler)
   f.params = slots_of(ft.params);
   f.results = slots_of(ft.results);
   if (f.params != ft.params.size() || f.results != ft.results.size()) f.vec_types = &ft;
-  return {};
 }
 
 Result<void> FunctionCompiler::compile() {

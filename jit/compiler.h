@@ -256,7 +256,23 @@ class FunctionCompiler {
 
   // The first free register of Registers::kAllocatable — or prefer_, when
   // that is set and free (result_register_hint).
-  Reg alloc_reg(uint32_t exclude_mask = 0);
+  // The common case inline: no preference, a register free.
+  Reg alloc_reg(uint32_t exclude_mask = 0) {
+    const uint32_t free = kAllocatableMask & ~reg_used_ & ~exclude_mask;
+    if (prefer_ == kNoReg && free) [[likely]] {
+      const Reg r = Reg(__builtin_ctz(free));
+      claim_reg(r);
+      gpr_mirror_[r] = -1;
+      return r;
+    }
+    return alloc_reg_general(exclude_mask);
+  }
+  Reg alloc_reg_general(uint32_t exclude_mask);
+  // The allocatable registers as masks: alloc_reg and alloc_fp hand out the
+  // lowest free one, which is the first free one of the lists because the
+  // lists are in ascending order (checked in compiler.cc).
+  static constexpr uint32_t kAllocatableMask = reg_list::mask(Registers::kAllocatable);
+  static constexpr uint32_t kFloatAllocatableMask = reg_list::mask(Registers::kFloatAllocatable);
   // Where the next instruction wants the value the current one computes:
   // Registers::kResult when it ends the function (or returns) with that one
   // integer result, the parameter register when it is a direct call taking
@@ -362,7 +378,16 @@ class FunctionCompiler {
   void evict(Reg r);
   void evict_all(uint32_t mask);  // every register in `mask`
   void spill(uint32_t position);
-  void spill_all();
+  // Every entry to its slot, and the mirrors forgotten: before labels,
+  // branches and calls. Inline, because at most of them (a block's end right
+  // after another's, a call after a spill) nothing is left to spill.
+  void spill_all() {
+    const uint32_t height = stack_.size();
+    if (spilled_below_ < height) spill_from(spilled_below_);
+    spilled_below_ = height;
+    forget_mirrors();
+  }
+  void spill_from(uint32_t position);  // spill_all's loop, out of line
   // Pops the top entry into a register the caller owns (free it when done).
   // An entry already in a register the caller may have, the commonest case,
   // inline; everything else (a load, a copy, a constant) out of line.
@@ -392,7 +417,11 @@ class FunctionCompiler {
     if (stack_.size() < spilled_below_) spilled_below_ = stack_.size();
     stack_.push_back(v);
   }
-  void push_slots(uint32_t count);  // results a call or label left in canonical slots
+  // Results a call or label left in canonical slots (none, at most block ends: inline).
+  void push_slots(uint32_t count) {
+    if (count) push_slot_entries(count);
+  }
+  void push_slot_entries(uint32_t count);
   // The same, typed: v128 halves marked. `slots` is their slot count, so that
   // the common case (no v128) needs no look at the types.
   void push_slots(std::span<const ValType> types, uint32_t slots) {
@@ -409,7 +438,11 @@ class FunctionCompiler {
     else
       push_typed_slots(params ? f.vec_types->params : f.vec_types->results);
   }
-  void truncate(uint32_t new_height);
+  // Pops (and frees) the entries above `new_height` — none, mostly: inline.
+  void truncate(uint32_t new_height) {
+    if (height() > new_height) pop_down_to(new_height);
+  }
+  void pop_down_to(uint32_t new_height);
   void reload_memory();
   // Memory `index` of the instance (memory 0: the one in the pinned registers).
   runtime::MemoryInstance* memory_at(uint32_t index) const {
@@ -427,8 +460,20 @@ class FunctionCompiler {
   void check_index64(uint32_t depth, runtime::TrapKind kind);  // compile_tables.cc
   Label trap_label(runtime::TrapKind kind);
 
-  // The frame's params and results (in slots) and their types.
-  Result<void> block_signature(const BlockType& block, ControlFrame& f) const;
+  // A block's params and results in frame slots (it cannot fail: the
+  // validator checked the type index). The commonest kinds inline.
+  void block_signature(const BlockType& block, ControlFrame& f) const {
+    f.vec_types = nullptr;
+    f.params = 0;
+    if (block.kind == BlockType::Empty) [[likely]] {
+      f.results = 0;
+    } else if (block.kind == BlockType::Value && !block.value.is_vec()) {
+      f.results = 1;  // every value type but v128, typed fiber references included, is one slot wide
+    } else {
+      other_block_signature(block, f);
+    }
+  }
+  void other_block_signature(const BlockType& block, ControlFrame& f) const;
   // A tail call to the FuncInstance* in Registers::kCallee with `params` arguments on top of
   // the (spilled) stack: they move to the frame base, this frame is torn down
   // as by a return, and the callee is jumped to — it returns to our caller.
@@ -613,13 +658,15 @@ class FunctionCompiler {
 
   // compile_control.cc
   // An integer compare (or eqz) directly followed by br_if or if becomes
-  // one compare and a conditional jump; `handled` is false when `op` is not such a compare.
+  // one compare and a conditional jump (a float one: compile_fused_float_compare);
+  // `handled` is false when `op` is not such a compare.
   Result<void> compile_fused_compare(Opcode op, bool& handled);
   // Opens an `if` frame, its params and results those of `signature`
   // (block_signature), whose jump to `else_label` (the false arm) is emitted.
   void open_if(const ControlFrame& signature, Label else_label);
   // A new innermost frame of `kind` with the params and results of `signature`.
-  void push_frame(ControlFrame::Kind kind, const ControlFrame& signature, Label label, Label else_label = {});
+  [[gnu::always_inline]] inline void push_frame(ControlFrame::Kind kind, const ControlFrame& signature, Label label,
+                                                Label else_label = {});
   // block, loop and if (from read_and_compile's switch).
   Result<void> open_block(Opcode op, const Instruction& imm);
   // An f32/f64 compare directly followed by br_if or if: the compare and the
