@@ -148,8 +148,7 @@ void FunctionCompiler::epilogue_and_stubs() {
   masm_.bind(result_in_register_);  // return_label_ itself unless one_result
   masm_.move_imm(Registers::kReturn, 0);
   masm_.bind(exit_label_);  // trap paths too, with kReturn = 1
-  leave_frame();
-  masm_.return_to_caller();
+  masm_.count_up_leave_and_return(Registers::kDepth);  // leave_frame(), then the return
   exception_stubs();  // before return_label_'s test: a clause may branch to the function's label
   if (one_result && masm_.referenced(return_label_)) {  // branches that left the result in its slot
     masm_.bind(return_label_);
@@ -201,9 +200,10 @@ void FunctionCompiler::epilogue_and_stubs() {
   }
   if (stubs > 0) {  // only the stubs reach common_trap_
     masm_.bind(common_trap_);
-    masm_.move(Registers::kArg[0], kCtx);
-    move_instance_word(Registers::kArg[1], InstanceRef::Function, self_index_);
-    masm_.call_absolute(reinterpret_cast<const void*>(&weft_jit_trap));
+    record_word(masm_.call_absolute_with(Registers::kArg[0], kCtx, Registers::kArg[1],
+                                         instance_value(InstanceRef::Function, self_index_),
+                                         reinterpret_cast<const void*>(&weft_jit_trap)),
+                InstanceRef::Function, self_index_);
   }
   if (stubs > 0 || masm_.referenced(trap_return_)) {  // common_trap_ falls through
     masm_.bind(trap_return_);

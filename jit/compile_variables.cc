@@ -104,13 +104,11 @@ void FunctionCompiler::global_get(uint32_t index) {
   // Globals never move: their value's address is a constant.
   runtime::GlobalInstance* g = instance_.globals[index];
   Reg r = alloc_reg();
-  move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, index * 2);
-  masm_.load64(r, Registers::kScratch, 0);
+  load_global_half(r, index * 2);
   push_reg(r);
   if (g->type.type.is_vec()) {  // the high half too
     Reg hi = alloc_reg();
-    move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, index * 2 + 1);
-    masm_.load64(hi, Registers::kScratch, 0);
+    load_global_half(hi, index * 2 + 1);
     push_reg(hi);
     stack_.back().vec_hi = true;
   }
@@ -120,13 +118,11 @@ void FunctionCompiler::global_set(uint32_t index) {
   runtime::GlobalInstance* g = instance_.globals[index];
   if (g->type.type.is_vec()) {  // the high half first (it is on top)
     Reg hi = pop_to_reg();
-    move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, index * 2 + 1);
-    masm_.store64(Registers::kScratch, 0, hi);
+    store_global_half(index * 2 + 1, hi);
     free_reg(hi);
   }
   Reg r = pop_to_reg();
-  move_instance_word(Registers::kScratch, InstanceRef::GlobalValue, index * 2);
-  masm_.store64(Registers::kScratch, 0, r);
+  store_global_half(index * 2, r);
   free_reg(r);
 }
 

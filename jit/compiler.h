@@ -480,6 +480,8 @@ class FunctionCompiler {
   void tail_call_function(uint32_t params);
   void resolve_indirect_callee(const Instruction& imm);  // call_indirect's target into Registers::kCallee
   // Undoes the prologue: uncounts the frame (kDepth), restores the caller's frame.
+  // (The function's own exit does the same with its return in one form:
+  // MacroAssembler::count_up_leave_and_return.)
   void leave_frame();
   // The next instruction from reader_, or why it cannot be compiled.
   // The next instruction into `insn`; inline, because it runs once per
@@ -567,6 +569,17 @@ class FunctionCompiler {
     const uint32_t at = masm_.move_patchable(dst, instance_value(ref, index));
     record_word(at, ref, index);
     return at;
+  }
+  // A global's value half `half` (InstanceRef::GlobalValue's index: the
+  // global's index * 2, + 1 for a v128's high half) into `dst`, or from
+  // `src` into it, through Registers::kScratch holding its address.
+  void load_global_half(Reg dst, uint32_t half) {
+    record_word(masm_.load64_patchable(dst, Registers::kScratch, instance_value(InstanceRef::GlobalValue, half)),
+                InstanceRef::GlobalValue, half);
+  }
+  void store_global_half(uint32_t half, Reg src) {
+    record_word(masm_.store64_patchable(Registers::kScratch, instance_value(InstanceRef::GlobalValue, half), src),
+                InstanceRef::GlobalValue, half);
   }
   // The relocation of such a constant at `at` (also of one in copied code:
   // MacroAssembler::repeat).

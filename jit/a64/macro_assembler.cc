@@ -204,6 +204,16 @@ uint32_t MacroAssembler::store64_patchable32(Reg base, int32_t disp, uint32_t va
 void MacroAssembler::patch_constant32(uint8_t* code, uint32_t at, uint32_t value) {
   patch_imm16_chunks(code, at, value, 2);
 }
+uint32_t MacroAssembler::load64_patchable(Reg dst, Reg scratch, uint64_t address) {
+  const uint32_t at = move_patchable(scratch, address);
+  load64(dst, scratch, 0);
+  return at;
+}
+uint32_t MacroAssembler::store64_patchable(Reg scratch, uint64_t address, Reg src) {
+  const uint32_t at = move_patchable(scratch, address);
+  store64(scratch, 0, src);
+  return at;
+}
 
 void MacroAssembler::load64(Reg dst, Reg base, int32_t disp) { load(dst, base, disp, 8, false); }
 void MacroAssembler::load32(Reg dst, Reg base, int32_t disp) { load(dst, base, disp, 4, false); }
@@ -610,6 +620,17 @@ void MacroAssembler::place_jump_tables() {}
 void MacroAssembler::call_absolute(const void* fn) {
   move_imm(kTmp, reinterpret_cast<uint64_t>(fn));
   asm_.blr(x(kTmp));
+}
+uint32_t MacroAssembler::call_absolute_with(Reg arg0, Reg arg0_src, Reg arg1, uint64_t arg1_value, const void* fn) {
+  move(arg0, arg0_src);
+  const uint32_t at = move_patchable(arg1, arg1_value);
+  call_absolute(fn);
+  return at;
+}
+void MacroAssembler::count_up_leave_and_return(Reg depth) {
+  int_op_imm(IntOp::Add, false, depth, 1);
+  leave_frame();
+  return_to_caller();
 }
 
 void MacroAssembler::call(Label target) { asm_.bl(label(target)); }

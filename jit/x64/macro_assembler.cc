@@ -261,8 +261,9 @@ void MacroAssembler::move(Reg dst, Reg src) {
   commit(put_rr(p, true, 0x89, dst, src));
 }
 
-void MacroAssembler::move_imm(Reg dst, uint64_t value) {
-  WEFT_ROOM_OR_GROW(move_imm, dst, value);
+namespace {
+// move_imm's bytes: the shortest form of the constant (at most 10 bytes).
+uint8_t* put_move_imm(uint8_t* p, Reg dst, uint64_t value) {
   if (value == 0) {
     p = put_rr(p, false, 0x31, dst, dst);  // xor r32, r32
   } else if (value <= 0xFFFFFFFFu) {
@@ -278,7 +279,13 @@ void MacroAssembler::move_imm(Reg dst, uint64_t value) {
     std::memcpy(p, &value, 8);
     p += 8;
   }
-  commit(p);
+  return p;
+}
+}  // namespace
+
+void MacroAssembler::move_imm(Reg dst, uint64_t value) {
+  WEFT_ROOM_OR_GROW(move_imm, dst, value);
+  commit(put_move_imm(p, dst, value));
 }
 
 uint32_t MacroAssembler::move_patchable(Reg dst, uint64_t value) {
@@ -292,6 +299,38 @@ uint32_t MacroAssembler::move_patchable(Reg dst, uint64_t value) {
 }
 
 void MacroAssembler::patch_constant(uint8_t* code, uint32_t at, uint64_t value) { std::memcpy(code + at, &value, 8); }
+
+// movabs scratch, imm64 and the access through it in one reservation (a
+// global.get or global.set each); without room for both, the two forms one
+// by one, which emit the same bytes.
+uint32_t MacroAssembler::load64_patchable(Reg dst, Reg scratch, uint64_t address) {
+  uint8_t* p = asm_._bufferPtr;
+  if (size_t(asm_._bufferEnd - p) < 2 * kMaxDirectBytes) [[unlikely]] {
+    const uint32_t at = move_patchable(scratch, address);
+    load64(dst, scratch, 0);
+    return at;
+  }
+  p = put_rex(p, true, 0, scratch);
+  *p++ = uint8_t(0xB8 + (scratch & 7));
+  const uint32_t at = uint32_t(p - asm_._bufferData);
+  std::memcpy(p, &address, 8);
+  commit(put_rm(p + 8, true, 0x8B, dst, scratch, 0));  // mov dst, [scratch]
+  return at;
+}
+uint32_t MacroAssembler::store64_patchable(Reg scratch, uint64_t address, Reg src) {
+  uint8_t* p = asm_._bufferPtr;
+  if (size_t(asm_._bufferEnd - p) < 2 * kMaxDirectBytes) [[unlikely]] {
+    const uint32_t at = move_patchable(scratch, address);
+    store64(scratch, 0, src);
+    return at;
+  }
+  p = put_rex(p, true, 0, scratch);
+  *p++ = uint8_t(0xB8 + (scratch & 7));
+  const uint32_t at = uint32_t(p - asm_._bufferData);
+  std::memcpy(p, &address, 8);
+  commit(put_rm(p + 8, true, 0x89, src, scratch, 0));  // mov [scratch], src
+  return at;
+}
 
 // The 32-bit forms: the immediate is each instruction's last four bytes.
 uint32_t MacroAssembler::move_patchable32(Reg dst, uint32_t value) {
@@ -931,6 +970,25 @@ void MacroAssembler::call_absolute(const void* fn) {
   move_imm(reg::r11, reinterpret_cast<uint64_t>(fn));
   if (uint8_t* p = reserve()) commit(put_rr(p, false, 0xFF, reg::r11, 2));  // call r11: FF /2
 }
+uint32_t MacroAssembler::call_absolute_with(Reg arg0, Reg arg0_src, Reg arg1, uint64_t arg1_value, const void* fn) {
+  // At most 3 + 10 + 10 + 3 bytes in one reservation; without room for them,
+  // the forms one by one, which emit the same bytes.
+  uint8_t* p = asm_._bufferPtr;
+  if (size_t(asm_._bufferEnd - p) < 2 * kMaxDirectBytes) [[unlikely]] {
+    move(arg0, arg0_src);
+    const uint32_t at = move_patchable(arg1, arg1_value);
+    call_absolute(fn);
+    return at;
+  }
+  if (arg0 != arg0_src) p = put_rr(p, true, 0x89, arg0, arg0_src);  // move's mov
+  p = put_rex(p, true, 0, arg1);  // move_patchable's movabs
+  *p++ = uint8_t(0xB8 + (arg1 & 7));
+  const uint32_t at = uint32_t(p - asm_._bufferData);
+  std::memcpy(p, &arg1_value, 8);
+  p = put_move_imm(p + 8, reg::r11, reinterpret_cast<uint64_t>(fn));
+  commit(put_rr(p, false, 0xFF, reg::r11, 2));  // call r11
+  return at;
+}
 void MacroAssembler::set_code_address(uint64_t address) { code_address_ = address; }
 void MacroAssembler::near_branch(uint8_t opcode, const void* target) {
   WEFT_ROOM_OR_GROW(near_branch, opcode, target);
@@ -982,6 +1040,14 @@ void MacroAssembler::pop(Reg r) {
 // One push after the return address: rsp is 16-byte aligned again at calls.
 void MacroAssembler::enter_frame() { push(Registers::kFrame); }
 void MacroAssembler::leave_frame() { pop(Registers::kFrame); }
+void MacroAssembler::count_up_leave_and_return(Reg depth) {
+  WEFT_ROOM_OR_GROW(count_up_leave_and_return, depth);
+  p = put_group1_imm(p, false, group1_digit(IntOp::Add), depth, 1);  // int_op_imm's add
+  p = put_rex(p, false, 0, Registers::kFrame);  // leave_frame's pop
+  *p++ = uint8_t(0x58 + (Registers::kFrame & 7));
+  *p++ = 0xC3;  // return_to_caller's ret
+  commit(p);
+}
 
 // The return address and the pushes, padded to a multiple of 16.
 namespace {

@@ -213,7 +213,8 @@ class MacroAssembler {
   void set_flag(int cc, Reg dst);  // setcc + movzx to 32 bits
   // A 32-bit field at `field` that must hold (label offset - base): a rel32
   // (base = the field's end) or a jump-table entry (base = the table).
-  void refer(Label target, uint32_t field, uint32_t base);
+  // (Inline: every forward jump and every function's stack check has one.)
+  [[gnu::always_inline]] inline void refer(Label target, uint32_t field, uint32_t base);
 
   static constexpr uint32_t kUnbound = UINT32_MAX, kNoJump = UINT32_MAX;
   struct PendingJump {

@@ -583,6 +583,74 @@ TEST(JitEncoding, StackCheckTemplateMatchesTheFormsItReplaces) {
   }
 }
 
+// load64_patchable/store64_patchable (global.get/global.set) emit what
+// move_patchable and the access through the scratch register emit, return
+// the same patch offsets, also while the buffer grows under them (3,000 of
+// each: many reservations end without room for both forms).
+TEST(JitEncoding, PatchableGlobalAccessMatchesTheFormsItReplaces) {
+  constexpr int kCopies = 3000;
+  const Reg regs[] = {reg::rax, reg::rbx, reg::rsp, reg::rbp, reg::r11, reg::r12, reg::r13, reg::r15};
+  std::vector<uint32_t> fused_at, separate_at;
+  const Bytes fused = encode([&](MacroAssembler& m) {
+    for (int i = 0; i < kCopies; ++i) {
+      const Reg value = regs[i % std::size(regs)], scratch = regs[(i / 3) % std::size(regs)];
+      const uint64_t address = 0x123456789ABCDEF0ull + uint64_t(i) * 8;
+      fused_at.push_back(m.load64_patchable(value, scratch, address));
+      fused_at.push_back(m.store64_patchable(scratch, address, value));
+      if (i % 7 == 0) m.raw().nop();  // odd lengths: the room left varies
+    }
+  });
+  const Bytes separate = encode([&](MacroAssembler& m) {
+    for (int i = 0; i < kCopies; ++i) {
+      const Reg value = regs[i % std::size(regs)], scratch = regs[(i / 3) % std::size(regs)];
+      const uint64_t address = 0x123456789ABCDEF0ull + uint64_t(i) * 8;
+      separate_at.push_back(m.move_patchable(scratch, address));
+      m.load64(value, scratch, 0);
+      separate_at.push_back(m.move_patchable(scratch, address));
+      m.store64(scratch, 0, value);
+      if (i % 7 == 0) m.raw().nop();
+    }
+  });
+  EXPECT_GT(fused.size(), size_t(kCopies) * 2 * 13);
+  EXPECT_EQ(fused, separate);
+  EXPECT_EQ(fused_at, separate_at);
+}
+
+// The trap paths' call and the function's exit, each one form in place of
+// three, emit the bytes of the three (also while the buffer grows, and for
+// helper addresses of every width move_imm knows).
+TEST(JitEncoding, TrapCallAndExitMatchTheFormsTheyReplace) {
+  constexpr int kCopies = 2000;
+  const uint64_t helpers[] = {0x401000, 0x7F12345678AB, 0xFFFFFFFFFFFFFF00ull, 0};
+  const Reg regs[] = {reg::rdi, reg::rsi, reg::rax, reg::r12, reg::r15, reg::rbx};
+  std::vector<uint32_t> fused_at, separate_at;
+  const Bytes fused = encode([&](MacroAssembler& m) {
+    for (int i = 0; i < kCopies; ++i) {
+      const Reg a0 = regs[i % std::size(regs)], src = regs[(i / 2) % std::size(regs)];
+      const Reg a1 = regs[(i / 5) % std::size(regs)], depth = regs[(i / 3) % std::size(regs)];
+      const auto* fn = reinterpret_cast<const void*>(helpers[i % std::size(helpers)]);
+      fused_at.push_back(m.call_absolute_with(a0, src, a1, 0x5555000011112222ull + uint64_t(i), fn));
+      m.count_up_leave_and_return(depth);
+    }
+  });
+  const Bytes separate = encode([&](MacroAssembler& m) {
+    for (int i = 0; i < kCopies; ++i) {
+      const Reg a0 = regs[i % std::size(regs)], src = regs[(i / 2) % std::size(regs)];
+      const Reg a1 = regs[(i / 5) % std::size(regs)], depth = regs[(i / 3) % std::size(regs)];
+      const auto* fn = reinterpret_cast<const void*>(helpers[i % std::size(helpers)]);
+      m.move(a0, src);
+      separate_at.push_back(m.move_patchable(a1, 0x5555000011112222ull + uint64_t(i)));
+      m.call_absolute(fn);
+      m.int_op_imm(IntOp::Add, false, depth, 1);
+      m.leave_frame();
+      m.return_to_caller();
+    }
+  });
+  EXPECT_GT(fused.size(), size_t(kCopies) * 20);
+  EXPECT_EQ(fused, separate);
+  EXPECT_EQ(fused_at, separate_at);
+}
+
 // repeat(from, size) emits the same bytes as encoding the sequence again
 // (the pinned locals' reloads after every call), also as the buffer grows
 // under it (2,000 copies of ~40 bytes: the copy reads the grown buffer).
