@@ -114,11 +114,11 @@ FunctionCompiler::DirectTarget FunctionCompiler::direct_target(const runtime::Fu
 }
 
 FunctionCompiler::DirectTarget FunctionCompiler::direct_target_of_defined(uint32_t defined) const {
-  if (first_entry_.id != UINT32_MAX) return {Label{first_entry_.id + defined}, nullptr};
-  if (defined == self_index_ - first_defined_) return {self_entry_, nullptr};
+  if (first_entry_.id != UINT32_MAX) return {.label = Label{first_entry_.id + defined}};
+  if (defined == self_index_ - first_defined_) return {.label = self_entry_};
   if (direct_slots_) {
-    if (const uint8_t* entry = (*compiled_entries_)[defined]) return {Label{}, entry, defined};
-    return {Label{}, direct_slots_ + size_t(defined) * direct_slot_size_, defined};
+    if (const uint8_t* entry = (*compiled_entries_)[defined]) return {.slot_of = defined, .address = entry};
+    return {.slot_of = defined, .address = direct_slots_ + size_t(defined) * direct_slot_size_};
   }
   return {};
 }

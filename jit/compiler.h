@@ -751,10 +751,13 @@ class FunctionCompiler {
   // (the stack spilled): all arguments in their slots.
   void call_function(const FuncType& type);
   // A direct call's target: a label in this buffer, or else an address.
+  // (16 bytes on x64, the two 32-bit fields first: returned and passed in
+  // two registers. At 24 it went through memory, written field by field and
+  // read back in wider loads the processor cannot forward — a stall at every call.)
   struct DirectTarget {
     Label label{};  // none: id UINT32_MAX
-    const void* address = nullptr;
     uint32_t slot_of = UINT32_MAX;  // `address` is this defined function's slot or register entry
+    const void* address = nullptr;
     explicit operator bool() const { return label.id != UINT32_MAX || address; }
   };
   void call_direct(DirectTarget target, const FuncType& type);
