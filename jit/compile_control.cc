@@ -104,7 +104,7 @@ void FunctionCompiler::prologue(bool params_in_registers) {
   if (num_locals_ > params) {
     masm_.move_imm(zero, 0);
     if (num_locals_ - params <= 16) {
-      for (uint32_t i = params; i < num_locals_; ++i) masm_.store64(kFp, slot_disp(i), zero);
+      masm_.store64_run(kFp, slot_disp(params), num_locals_ - params, zero);
     } else {
       Label loop = masm_.new_label();
       masm_.address_of(t1, kFp, slot_disp(params));

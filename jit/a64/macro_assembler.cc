@@ -219,6 +219,9 @@ void MacroAssembler::load64(Reg dst, Reg base, int32_t disp) { load(dst, base, d
 void MacroAssembler::load32(Reg dst, Reg base, int32_t disp) { load(dst, base, disp, 4, false); }
 void MacroAssembler::store64(Reg base, int32_t disp, Reg src) { store(base, disp, src, 8); }
 void MacroAssembler::store32(Reg base, int32_t disp, Reg src) { store(base, disp, src, 4); }
+void MacroAssembler::store64_run(Reg base, int32_t first_disp, uint32_t count, Reg src) {
+  for (uint32_t i = 0; i < count; ++i) store64(base, first_disp + int32_t(8 * i), src);
+}
 
 void MacroAssembler::store64_imm(Reg base, int32_t disp, int32_t value) {
   if (value == 0) {

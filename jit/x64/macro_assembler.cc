@@ -372,6 +372,17 @@ void MacroAssembler::store64(Reg base, int32_t disp, Reg src) {
   WEFT_ROOM_OR_GROW(store64, base, disp, src);
   commit(put_rm(p, true, 0x89, src, base, disp));
 }
+void MacroAssembler::store64_run(Reg base, int32_t first_disp, uint32_t count, Reg src) {
+  // At most 8 bytes a store (REX, opcode, ModRM, SIB, disp32): one
+  // reservation for all; without room, store64 one by one (the same bytes).
+  uint8_t* p = asm_._bufferPtr;
+  if (size_t(asm_._bufferEnd - p) < size_t(count) * 8 + kMaxDirectBytes) [[unlikely]] {
+    for (uint32_t i = 0; i < count; ++i) store64(base, first_disp + int32_t(8 * i), src);
+    return;
+  }
+  for (uint32_t i = 0; i < count; ++i) p = put_rm(p, true, 0x89, src, base, first_disp + int32_t(8 * i));
+  commit(p);
+}
 void MacroAssembler::store32(Reg base, int32_t disp, Reg src) {
   WEFT_ROOM_OR_GROW(store32, base, disp, src);
   commit(put_rm(p, false, 0x89, src, base, disp));

@@ -651,6 +651,31 @@ TEST(JitEncoding, TrapCallAndExitMatchTheFormsTheyReplace) {
   EXPECT_EQ(fused_at, separate_at);
 }
 
+// store64_run (the entry's zeroed locals) emits the stores it stands for,
+// for runs of every length up to 16, from several bases and displacements
+// (disp8 and disp32 forms, an SIB for rsp/r12), while the buffer grows.
+TEST(JitEncoding, StoreRunMatchesTheStoresItReplaces) {
+  const Reg bases[] = {reg::rbp, reg::rsp, reg::r12, reg::r13, reg::rax};
+  const Reg sources[] = {reg::rax, reg::r11, reg::rbx};
+  const int32_t firsts[] = {0, 8, 96, 120, 4096, -64};
+  auto each = [&](const std::function<void(MacroAssembler&, Reg, int32_t, uint32_t, Reg)>& emit) {
+    return encode([&](MacroAssembler& m) {
+      for (int round = 0; round < 20; ++round)
+        for (const Reg base : bases)
+          for (const int32_t first : firsts)
+            for (uint32_t count = 1; count <= 16; count += 3) emit(m, base, first, count, sources[count % 3]);
+    });
+  };
+  const Bytes run = each([](MacroAssembler& m, Reg base, int32_t first, uint32_t count, Reg src) {
+    m.store64_run(base, first, count, src);
+  });
+  const Bytes one_by_one = each([](MacroAssembler& m, Reg base, int32_t first, uint32_t count, Reg src) {
+    for (uint32_t i = 0; i < count; ++i) m.store64(base, first + int32_t(8 * i), src);
+  });
+  EXPECT_GT(run.size(), size_t(20) * 5 * 6 * 4 * 4);
+  EXPECT_EQ(run, one_by_one);
+}
+
 // repeat(from, size) emits the same bytes as encoding the sequence again
 // (the pinned locals' reloads after every call), also as the buffer grows
 // under it (2,000 copies of ~40 bytes: the copy reads the grown buffer).
