@@ -262,6 +262,14 @@ void MacroAssembler::move(Reg dst, Reg src) {
 }
 
 namespace {
+// movabs r64, imm64 (10 bytes): the immediate is the last 8, which is what a
+// patchable constant's `at` points to (the returned end minus 8).
+uint8_t* put_movabs(uint8_t* p, Reg dst, uint64_t value) {
+  p = put_rex(p, true, 0, dst);
+  *p++ = uint8_t(0xB8 + (dst & 7));
+  std::memcpy(p, &value, 8);
+  return p + 8;
+}
 // move_imm's bytes: the shortest form of the constant (at most 10 bytes).
 uint8_t* put_move_imm(uint8_t* p, Reg dst, uint64_t value) {
   if (value == 0) {
@@ -274,10 +282,7 @@ uint8_t* put_move_imm(uint8_t* p, Reg dst, uint64_t value) {
     p = put_rr(p, true, 0xC7, dst, 0);  // mov r64, sign-extended imm32
     p = put_imm32(p, uint32_t(value));
   } else {
-    p = put_rex(p, true, 0, dst);  // movabs r64, imm64
-    *p++ = uint8_t(0xB8 + (dst & 7));
-    std::memcpy(p, &value, 8);
-    p += 8;
+    p = put_movabs(p, dst, value);
   }
   return p;
 }
@@ -290,46 +295,35 @@ void MacroAssembler::move_imm(Reg dst, uint64_t value) {
 
 uint32_t MacroAssembler::move_patchable(Reg dst, uint64_t value) {
   WEFT_ROOM_OR_GROW(move_patchable, dst, value);
-  p = put_rex(p, true, 0, dst);  // movabs r64, imm64: the immediate is the last 8 bytes
-  *p++ = uint8_t(0xB8 + (dst & 7));
-  const uint32_t at = uint32_t(p - asm_._bufferData);
-  std::memcpy(p, &value, 8);
-  commit(p + 8);
-  return at;
+  p = put_movabs(p, dst, value);
+  commit(p);
+  return uint32_t(p - 8 - asm_._bufferData);
 }
 
 void MacroAssembler::patch_constant(uint8_t* code, uint32_t at, uint64_t value) { std::memcpy(code + at, &value, 8); }
 
-// movabs scratch, imm64 and the access through it in one reservation (a
-// global.get or global.set each); without room for both, the two forms one
-// by one, which emit the same bytes.
-uint32_t MacroAssembler::load64_patchable(Reg dst, Reg scratch, uint64_t address) {
-  uint8_t* p = asm_._bufferPtr;
-  if (size_t(asm_._bufferEnd - p) < 2 * kMaxDirectBytes) [[unlikely]] {
-    const uint32_t at = move_patchable(scratch, address);
-    load64(dst, scratch, 0);
-    return at;
-  }
-  p = put_rex(p, true, 0, scratch);
-  *p++ = uint8_t(0xB8 + (scratch & 7));
-  const uint32_t at = uint32_t(p - asm_._bufferData);
-  std::memcpy(p, &address, 8);
-  commit(put_rm(p + 8, true, 0x8B, dst, scratch, 0));  // mov dst, [scratch]
+// movabs scratch, imm64 and the access through it (mov value, [scratch]:
+// 8B; mov [scratch], value: 89) in one reservation — a global.get or
+// global.set each; without room for both, one after the other, the same bytes.
+uint32_t MacroAssembler::access_patchable_one_by_one(uint8_t opcode, Reg value, Reg scratch, uint64_t address) {
+  const uint32_t at = move_patchable(scratch, address);
+  if (uint8_t* p = reserve()) commit(put_rm(p, true, opcode, value, scratch, 0));
   return at;
 }
-uint32_t MacroAssembler::store64_patchable(Reg scratch, uint64_t address, Reg src) {
+uint32_t MacroAssembler::access_patchable(uint8_t opcode, Reg value, Reg scratch, uint64_t address) {
   uint8_t* p = asm_._bufferPtr;
-  if (size_t(asm_._bufferEnd - p) < 2 * kMaxDirectBytes) [[unlikely]] {
-    const uint32_t at = move_patchable(scratch, address);
-    store64(scratch, 0, src);
-    return at;
-  }
-  p = put_rex(p, true, 0, scratch);
-  *p++ = uint8_t(0xB8 + (scratch & 7));
-  const uint32_t at = uint32_t(p - asm_._bufferData);
-  std::memcpy(p, &address, 8);
-  commit(put_rm(p + 8, true, 0x89, src, scratch, 0));  // mov [scratch], src
+  if (size_t(asm_._bufferEnd - p) < 2 * kMaxDirectBytes) [[unlikely]]
+    return access_patchable_one_by_one(opcode, value, scratch, address);
+  p = put_movabs(p, scratch, address);
+  const uint32_t at = uint32_t(p - 8 - asm_._bufferData);
+  commit(put_rm(p, true, opcode, value, scratch, 0));
   return at;
+}
+uint32_t MacroAssembler::load64_patchable(Reg dst, Reg scratch, uint64_t address) {
+  return access_patchable(0x8B, dst, scratch, address);
+}
+uint32_t MacroAssembler::store64_patchable(Reg scratch, uint64_t address, Reg src) {
+  return access_patchable(0x89, src, scratch, address);
 }
 
 // The 32-bit forms: the immediate is each instruction's last four bytes.
@@ -992,11 +986,9 @@ uint32_t MacroAssembler::call_absolute_with(Reg arg0, Reg arg0_src, Reg arg1, ui
     return at;
   }
   if (arg0 != arg0_src) p = put_rr(p, true, 0x89, arg0, arg0_src);  // move's mov
-  p = put_rex(p, true, 0, arg1);  // move_patchable's movabs
-  *p++ = uint8_t(0xB8 + (arg1 & 7));
-  const uint32_t at = uint32_t(p - asm_._bufferData);
-  std::memcpy(p, &arg1_value, 8);
-  p = put_move_imm(p + 8, reg::r11, reinterpret_cast<uint64_t>(fn));
+  p = put_movabs(p, arg1, arg1_value);  // move_patchable's
+  const uint32_t at = uint32_t(p - 8 - asm_._bufferData);
+  p = put_move_imm(p, reg::r11, reinterpret_cast<uint64_t>(fn));
   commit(put_rr(p, false, 0xFF, reg::r11, 2));  // call r11
   return at;
 }

@@ -210,6 +210,10 @@ class MacroAssembler {
   // directly: rel8/rel32 to a bound label as asmjit would, rel32 to an unbound
   // one, patched by bind().
   void branch(int cc, Label target);
+  [[gnu::always_inline]] inline uint32_t access_patchable(uint8_t opcode, Reg value, Reg scratch,
+                                                          uint64_t address);  // load64/store64_patchable
+  [[gnu::noinline, gnu::cold]] uint32_t access_patchable_one_by_one(uint8_t opcode, Reg value, Reg scratch,
+                                                                   uint64_t address);
   void set_flag(int cc, Reg dst);  // setcc + movzx to 32 bits
   // A 32-bit field at `field` that must hold (label offset - base): a rel32
   // (base = the field's end) or a jump-table entry (base = the table).
